@@ -1,0 +1,2 @@
+// Loaded by mocha before every test file (.mocharc.json "require").
+import 'reflect-metadata';
