@@ -1,0 +1,126 @@
+import { performance } from 'node:perf_hooks';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.js';
+import { MethodNotAllowedError, NotFoundError } from '../../core/errors.js';
+import { ANONYMOUS, type ServiceRegistry, type UserRef } from '../../core/services/types.js';
+import type { BearerVerifier } from '../auth/types.js';
+import type { TrackerRecorder } from '../tracker/types.js';
+import type { CompiledAlias } from './compile.js';
+import { AliasBadPathError } from './errors.js';
+import { mergeInput } from './input.js';
+import { splitRequestPath } from './pattern.js';
+import { answerForServiceError } from './service-errors.js';
+import type { AliasTable } from './table.js';
+
+/** Request headers whose value becomes the tracker's `externalId` (first one present wins). */
+export const EXTERNAL_ID_HEADERS = ['x-external-id', 'x-request-id'] as const;
+const MAX_EXTERNAL_ID = 200;
+
+export interface AliasHandlerDeps {
+  table: AliasTable;
+  services: ServiceRegistry;
+  clock: Clock;
+  logger: Logger;
+  verifier: () => BearerVerifier | undefined;
+  tracker: () => TrackerRecorder | undefined;
+}
+
+/** Serves every request under `/api`: route, authorize, merge the input, invoke, answer, track. */
+export class AliasHandler {
+  constructor(private readonly deps: AliasHandlerDeps) {}
+
+  readonly handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const { alias, params } = this.route(request);
+    const startedAt = performance.now();
+    const timeReceived = this.deps.clock.now();
+    let user: UserRef = alias.runAs ?? ANONYMOUS;
+    let ok = false;
+    try {
+      user = await this.userFor(alias, request.headers.authorization);
+      const input = mergeInput(params, request.query, request.body, alias.parameters);
+      let output: unknown;
+      try {
+        output = await this.deps.services.invoke(alias.service, input, { user, package: alias.packageName });
+      } catch (err) {
+        throw answerForServiceError(err, alias.service);
+      }
+      ok = true;
+      return send(reply, output);
+    } finally {
+      if (alias.logToTracker) this.track(alias, request, user, timeReceived, performance.now() - startedAt, ok);
+    }
+  };
+
+  private route(request: FastifyRequest): { alias: CompiledAlias; params: Record<string, string> } {
+    const url = request.url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    // The routes are `/api` and `/api/*`: what follows `/api/` is the alias's path.
+    const segments = splitRequestPath(path.length > 4 ? path.slice(5) : '');
+    if (!segments) throw new AliasBadPathError(`The request path ${path} is not valid percent-encoding`);
+    const match = this.deps.table.router.match(request.method, segments);
+    if (match.kind === 'found') return { alias: match.target, params: match.params };
+    if (match.kind === 'method-not-allowed') {
+      throw new MethodNotAllowedError(`${path} does not accept ${request.method}`, {
+        headers: { allow: match.allow.join(', ') },
+      });
+    }
+    throw new NotFoundError(`no alias serves ${request.method} ${path}`);
+  }
+
+  /** The user the service sees: Run As, or the caller on a secured alias, or Anonymous. */
+  private async userFor(alias: CompiledAlias, authorization: string | undefined): Promise<UserRef> {
+    if (!alias.needsToken) return alias.runAs ?? ANONYMOUS;
+    // compileAliases refuses a secured alias without a verifier, so one is there.
+    const caller = await this.deps.verifier()!.require(authorization, alias.rule);
+    return alias.runAs ?? caller;
+  }
+
+  private track(
+    alias: CompiledAlias,
+    request: FastifyRequest,
+    user: UserRef,
+    timeReceived: number,
+    durationMs: number,
+    ok: boolean,
+  ): void {
+    const tracker = this.deps.tracker();
+    if (!tracker) return;
+    try {
+      tracker.record({
+        externalId: externalId(request),
+        documentType: alias.documentType,
+        senderId: request.ip,
+        receiverId: alias.pattern.url,
+        userName: user.username,
+        timeReceived: new Date(timeReceived).toISOString(),
+        state: ok ? 'OK' : 'ERROR',
+        durationMs: Math.round(durationMs * 1000) / 1000,
+      });
+    } catch (err) {
+      // Tracking never fails the call it tracks.
+      this.deps.logger.error({ err }, 'could not record a tracker document');
+    }
+  }
+}
+
+function externalId(request: FastifyRequest): string {
+  for (const name of EXTERNAL_ID_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value !== '') return value.slice(0, MAX_EXTERNAL_ID);
+  }
+  return request.id;
+}
+
+/**
+ * The service's output as JSON, or as XML when the core's `Accept` negotiation chose XML (it set
+ * the content type and serializer in its onRequest hook). Serialized here because Fastify sends a
+ * string as is, and a service may well return a string.
+ */
+function send(reply: FastifyReply, output: unknown): FastifyReply {
+  const value = output === undefined ? null : output;
+  const type = reply.getHeader('content-type');
+  if (typeof type === 'string' && type.includes('xml')) return reply.send(reply.serialize(value));
+  return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(value));
+}
