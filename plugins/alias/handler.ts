@@ -48,7 +48,8 @@ export class AliasHandler {
       ok = true;
       return send(reply, output);
     } finally {
-      if (alias.logToTracker) this.track(alias, request, user, timeReceived, performance.now() - startedAt, ok);
+      if (alias.logToTracker)
+        this.track(alias, request, user, timeReceived, performance.now() - startedAt, ok);
     }
   };
 

@@ -28,7 +28,11 @@ export function mergeInput(
   return input;
 }
 
-function copyFields(target: Record<string, unknown>, source: unknown, only: ReadonlySet<string> | undefined): void {
+function copyFields(
+  target: Record<string, unknown>,
+  source: unknown,
+  only: ReadonlySet<string> | undefined,
+): void {
   if (source === undefined || source === null || typeof source !== 'object') return;
   for (const key of Object.keys(source)) {
     if (only && !only.has(key)) continue;

@@ -45,7 +45,8 @@ export function parsePattern(url: string): UrlPattern {
     }
     return { kind: 'static', value };
   });
-  const shape = '/' + segments.map((s) => (s.kind === 'static' ? encodeURIComponent(s.value) : '{}')).join('/');
+  const shape =
+    '/' + segments.map((s) => (s.kind === 'static' ? encodeURIComponent(s.value) : '{}')).join('/');
   return { url: trimmed, segments, shape };
 }
 

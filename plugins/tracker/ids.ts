@@ -20,4 +20,3 @@ export class InternalIdGenerator {
 export function timeKey(epochMs: number): string {
   return String(Math.max(0, Math.floor(epochMs))).padStart(15, '0');
 }
-

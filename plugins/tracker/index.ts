@@ -49,7 +49,11 @@ export function createTrackerPlugin(): TrackerPlugin {
       app = junction;
       verifier = undefined;
       const logger = junction.logger.child({ plugin: 'tracker' });
-      const flushIntervalMs = positive(options.flushIntervalMs, 'flushIntervalMs', DEFAULT_RECORDER_OPTIONS.flushIntervalMs);
+      const flushIntervalMs = positive(
+        options.flushIntervalMs,
+        'flushIntervalMs',
+        DEFAULT_RECORDER_OPTIONS.flushIntervalMs,
+      );
       const sweepIntervalMs = positive(options.sweepIntervalMs, 'sweepIntervalMs', DEFAULT_SWEEP_INTERVAL_MS);
       const store = new TrackerStore(junction.storage.store('tracker'));
       const recorder = new BatchingRecorder(store, junction.clock, logger, {
@@ -65,7 +69,8 @@ export function createTrackerPlugin(): TrackerPlugin {
       );
       runtime = { store, recorder, retention };
       junction.container.register(TRACKER_RECORDER, { useValue: recorder });
-      for (const route of trackerRoutes({ store, recorder, verifier: resolveVerifier })) junction.route(route);
+      for (const route of trackerRoutes({ store, recorder, verifier: resolveVerifier }))
+        junction.route(route);
     },
     start() {
       resolveVerifier();

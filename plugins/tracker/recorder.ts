@@ -13,7 +13,11 @@ export interface RecorderOptions {
   maxQueued: number;
 }
 
-export const DEFAULT_RECORDER_OPTIONS: RecorderOptions = { flushIntervalMs: 50, maxBatch: 1000, maxQueued: 100_000 };
+export const DEFAULT_RECORDER_OPTIONS: RecorderOptions = {
+  flushIntervalMs: 50,
+  maxBatch: 1000,
+  maxQueued: 100_000,
+};
 
 /**
  * Queues tracker documents and writes them in batches off the request path: `record` only pushes
@@ -64,7 +68,10 @@ export class BatchingRecorder implements TrackerRecorder {
     this.closed = true;
     await this.flush();
     if (this.queue.length > 0) {
-      this.logger.error({ documents: this.queue.length }, 'tracker documents could not be written before shutdown');
+      this.logger.error(
+        { documents: this.queue.length },
+        'tracker documents could not be written before shutdown',
+      );
     }
   }
 
@@ -86,7 +93,8 @@ export class BatchingRecorder implements TrackerRecorder {
         this.dropped += excess;
         this.logger.error({ dropped: excess }, 'tracker queue full: oldest documents dropped');
       }
-      if (!this.closed) this.timer ??= this.clock.setTimeout(() => void this.flush(), this.options.flushIntervalMs);
+      if (!this.closed)
+        this.timer ??= this.clock.setTimeout(() => void this.flush(), this.options.flushIntervalMs);
     }
   }
 }

@@ -48,7 +48,8 @@ export class RetentionSweeper {
       try {
         const n = await this.store.deleteBefore(cutoff);
         this.deleted += n;
-        if (n > 0) this.logger.info({ deleted: n, before: new Date(cutoff).toISOString() }, 'tracker retention sweep');
+        if (n > 0)
+          this.logger.info({ deleted: n, before: new Date(cutoff).toISOString() }, 'tracker retention sweep');
       } catch (err) {
         this.logger.error({ err }, 'tracker retention sweep failed; retrying at the next one');
       }

@@ -119,7 +119,9 @@ export function trackerRoutes(deps: TrackerRouteDeps): RouteOptions[] {
 export function parseTime(value: string, field: string): number {
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(ms)) {
-    throw new ValidationError(`querystring parameter "${field}" must be an ISO-8601 date-time or epoch milliseconds`);
+    throw new ValidationError(
+      `querystring parameter "${field}" must be an ISO-8601 date-time or epoch milliseconds`,
+    );
   }
   return ms;
 }

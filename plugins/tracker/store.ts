@@ -40,7 +40,12 @@ export class TrackerStore {
     const ops: BatchOp[] = [];
     for (const doc of docs) {
       ops.push({ type: 'put', key: doc.internalId, value: doc });
-      ops.push({ type: 'put', key: typeKey(doc.documentType, doc.internalId), value: '', store: this.byType });
+      ops.push({
+        type: 'put',
+        key: typeKey(doc.documentType, doc.internalId),
+        value: '',
+        store: this.byType,
+      });
     }
     await this.documents.batch(ops, { durable: false });
   }
@@ -86,7 +91,11 @@ export class TrackerStore {
     // `to` is inclusive: every id of that millisecond sorts below the next millisecond's prefix.
     const lt = q.to === undefined ? undefined : timeKey(q.to + 1);
     if (q.documentType === undefined) {
-      const range = { reverse: true, ...(gte === undefined ? {} : { gte }), ...(lt === undefined ? {} : { lt }) };
+      const range = {
+        reverse: true,
+        ...(gte === undefined ? {} : { gte }),
+        ...(lt === undefined ? {} : { lt }),
+      };
       for await (const [, doc] of this.documents.entries<TrackerDocument>(range)) yield doc;
       return;
     }
