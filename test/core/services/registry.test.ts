@@ -80,7 +80,7 @@ describe('core/services registry', () => {
       });
       const limit = app.config.sandbox.maxInvokeDepth;
       const err = await app.services.invoke('b/Greeter.greet', { n: limit + 1 }).catch((e: unknown) => e);
-      expect(err).to.deep.include({ code: 'JCT_INVOKE_TOO_DEEP', statusCode: 508 });
+      expect(err).to.deep.include({ code: 'JCT_SANDBOX_INVOKE_DEPTH', statusCode: 500 });
     });
 
     it('evaluates expressions with the live version of a package; 404 for an unknown package', async () => {
