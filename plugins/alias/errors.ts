@@ -5,9 +5,6 @@ import { defineError } from '../../core/errors.js';
  * known URL with the wrong method answer the core's `JCT_NOT_FOUND` and `JCT_METHOD_NOT_ALLOWED`.
  */
 
-/** A path segment of the request is not valid percent-encoding. */
-export const AliasBadPathError = defineError('JCT_ALIAS_BAD_PATH', 400, 'The request path is malformed');
-
 /** The JSON body of an alias call is not an object (its fields are the service's input). */
 export const AliasBodyNotObjectError = defineError(
   'JCT_ALIAS_BODY_NOT_OBJECT',
@@ -21,8 +18,8 @@ export const AliasInvalidError = defineError('JCT_ALIAS_INVALID', 500, 'The alia
 /** Two aliases with the same URL pattern and an overlapping method (a deployment error). */
 export const AliasConflictError = defineError('JCT_ALIAS_CONFLICT', 500, 'Two aliases serve the same URL');
 
-/** The service threw an error with a numeric `status` but no code of its own: that status, this code. */
-export const AliasServiceError = defineError('JCT_ALIAS_SERVICE_ERROR', 500, 'The service failed');
-
-/** The service threw an error without a usable `status`: 500 with its message, never its stack. */
+/**
+ * A service call failed with an error that did not come through the sandbox (which answers
+ * JCT_SERVICE_ERROR and the service's own status and code): 500 with its message, never its stack.
+ */
 export const AliasServiceFailedError = defineError('JCT_ALIAS_SERVICE_FAILED', 500, 'The service failed');

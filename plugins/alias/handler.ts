@@ -2,12 +2,16 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import { MethodNotAllowedError, NotFoundError } from '../../core/errors.js';
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../core/errors.js';
 import { ANONYMOUS, type ServiceRegistry, type UserRef } from '../../core/services/types.js';
 import type { BearerVerifier } from '../auth/types.js';
 import type { TrackerRecorder } from '../tracker/types.js';
 import type { CompiledAlias } from './compile.js';
-import { AliasBadPathError } from './errors.js';
 import { mergeInput } from './input.js';
 import { splitRequestPath } from './pattern.js';
 import { answerForServiceError } from './service-errors.js';
@@ -38,7 +42,7 @@ export class AliasHandler {
     let ok = false;
     try {
       user = await this.userFor(alias, request.headers.authorization);
-      const input = mergeInput(params, request.query, request.body, alias.parameters);
+      const input = mergeInput(params, request.query, bodyOf(request), alias.parameters);
       let output: unknown;
       try {
         output = await this.deps.services.invoke(alias.service, input, { user, package: alias.packageName });
@@ -59,7 +63,8 @@ export class AliasHandler {
     const path = q < 0 ? url : url.slice(0, q);
     // The routes are `/api` and `/api/*`: what follows `/api/` is the alias's path.
     const segments = splitRequestPath(path.length > 4 ? path.slice(5) : '');
-    if (!segments) throw new AliasBadPathError(`The request path ${path} is not valid percent-encoding`);
+    // Fastify refuses such a URL before it gets here; checked again rather than assumed.
+    if (!segments) throw new ValidationError(`The request path ${path} is not valid percent-encoding`);
     const match = this.deps.table.router.match(request.method, segments);
     if (match.kind === 'found') return { alias: match.target, params: match.params };
     if (match.kind === 'method-not-allowed') {
@@ -106,6 +111,21 @@ export class AliasHandler {
   }
 }
 
+/**
+ * The body whose fields are inputs: JSON or a form. Fastify also parses text/plain (into a
+ * string), which an alias does not take.
+ */
+function bodyOf(request: FastifyRequest): unknown {
+  const body = request.body;
+  if (typeof body === 'string') {
+    const type = request.headers['content-type'] ?? '';
+    if (!/json/i.test(type)) {
+      throw new UnsupportedMediaTypeError(`An alias takes a JSON or form body, not ${type.split(';')[0]}`);
+    }
+  }
+  return body;
+}
+
 function externalId(request: FastifyRequest): string {
   for (const name of EXTERNAL_ID_HEADERS) {
     const value = request.headers[name];
@@ -115,13 +135,13 @@ function externalId(request: FastifyRequest): string {
 }
 
 /**
- * The service's output as JSON, or as XML when the core's `Accept` negotiation chose XML (it set
- * the content type and serializer in its onRequest hook). Serialized here because Fastify sends a
- * string as is, and a service may well return a string.
+ * The service's output as JSON, or as XML when the core's `Accept` negotiation chose XML (its
+ * onRequest hook then set the content type and an XML serializer, which Fastify applies to
+ * strings too). For JSON the text is made here: Fastify would send a string output as is.
  */
 function send(reply: FastifyReply, output: unknown): FastifyReply {
   const value = output === undefined ? null : output;
   const type = reply.getHeader('content-type');
-  if (typeof type === 'string' && type.includes('xml')) return reply.send(reply.serialize(value));
+  if (typeof type === 'string' && type.includes('xml')) return reply.send(value);
   return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(value));
 }

@@ -1,15 +1,17 @@
 import { JunctionError } from '../../core/errors.js';
-import { AliasServiceError, AliasServiceFailedError } from './errors.js';
+import { AliasServiceFailedError } from './errors.js';
 
 /** A code a service may set on its error and see answered as is. */
 const SERVICE_CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,99}$/;
 const MAX_MESSAGE = 1000;
 
 /**
- * The answer to an alias call whose service failed (CONTRACT §3). The sandbox rebuilds a
- * service's error on the host with its `message`, `code` and numeric `status`; Junction's own
- * errors (time-out, memory, unknown service) arrive as JunctionErrors and keep their status.
- * A stack never reaches the client: the answer is built from the message and code only.
+ * The answer to an alias call whose service failed (CONTRACT §3). The sandbox rebuilds an error
+ * thrown by service code as a JunctionError with the service's message, its `code` (else
+ * JCT_SERVICE_ERROR) and its numeric `status` (400–599, else 500); Junction's own errors
+ * (time-out, memory, unknown service) are JunctionErrors too: all answered as they are. Anything
+ * else (an error that did not come through the sandbox) is mapped the same way here. The answer
+ * is built from the message and code only, never the stack.
  */
 export function answerForServiceError(err: unknown, service: string): JunctionError {
   if (err instanceof JunctionError) return err;
@@ -18,15 +20,17 @@ export function answerForServiceError(err: unknown, service: string): JunctionEr
     code?: unknown;
     status?: unknown;
   };
-  const message = typeof e.message === 'string' && e.message !== '' ? clip(e.message) : undefined;
+  const message =
+    typeof e.message === 'string' && e.message !== ''
+      ? `The service ${service} failed: ${clip(e.message)}`
+      : `The service ${service} failed`;
   const status = e.status;
   if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
-    const code = typeof e.code === 'string' && SERVICE_CODE.test(e.code) ? e.code : AliasServiceError.code;
-    return new JunctionError(code, status, message ?? `The service ${service} failed`);
+    const code =
+      typeof e.code === 'string' && SERVICE_CODE.test(e.code) ? e.code : AliasServiceFailedError.code;
+    return new JunctionError(code, status, message);
   }
-  return new AliasServiceFailedError(
-    message === undefined ? `The service ${service} failed` : `The service ${service} failed: ${message}`,
-  );
+  return new AliasServiceFailedError(message);
 }
 
 function clip(message: string): string {
