@@ -38,6 +38,7 @@ export async function startJunction(root: string): Promise<Target> {
   config.server.host = '127.0.0.1';
   config.server.logLevel = 'warn';
   config.hotDeploy.enabled = false;
+  if (process.env.BENCH_SANDBOX_THREADS) config.sandbox.threads = Number(process.env.BENCH_SANDBOX_THREADS);
   const app = await buildApp(config, { plugins: [{ plugin: createAliasPlugin() }] });
   await app.start();
   return { url: `${app.address!}/api/echo${QUERY}`, stop: () => app.stop() };

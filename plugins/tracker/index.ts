@@ -1,3 +1,4 @@
+import { Counter, Gauge } from 'prom-client';
 import type { JunctionApp, JunctionPlugin } from '../../core/index.js';
 import { AUTH_VERIFIER, type BearerVerifier } from '../auth/types.js';
 import { DEFAULT_RECORDER_OPTIONS, BatchingRecorder } from './recorder.js';
@@ -68,6 +69,7 @@ export function createTrackerPlugin(): TrackerPlugin {
         sweepIntervalMs,
       );
       runtime = { store, recorder, retention };
+      registerMetrics(junction, recorder, retention);
       junction.container.register(TRACKER_RECORDER, { useValue: recorder });
       for (const route of trackerRoutes({ store, recorder, verifier: resolveVerifier }))
         junction.route(route);
@@ -82,6 +84,42 @@ export function createTrackerPlugin(): TrackerPlugin {
       await runtime!.recorder.close();
     },
   };
+}
+
+/** Tracker figures on `/metrics`, read from the recorder and the sweeper when scraped. */
+function registerMetrics(app: JunctionApp, recorder: BatchingRecorder, retention: RetentionSweeper): void {
+  const counter = (name: string, help: string, read: () => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [app.metrics],
+      collect() {
+        const now = read();
+        this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  counter('junction_tracker_documents_written_total', 'Tracker documents written', () => recorder.written);
+  counter(
+    'junction_tracker_documents_dropped_total',
+    'Tracker documents dropped because storage kept failing',
+    () => recorder.dropped,
+  );
+  counter(
+    'junction_tracker_documents_expired_total',
+    'Tracker documents deleted by retention',
+    () => retention.deleted,
+  );
+  new Gauge({
+    name: 'junction_tracker_queue_length',
+    help: 'Tracker documents waiting to be written',
+    registers: [app.metrics],
+    collect() {
+      this.set(recorder.queued);
+    },
+  });
 }
 
 function positive(value: unknown, name: string, fallback: number): number {

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { Junction } from '../../../core/app.js';
 import type { FakeClock } from '../../../core/clock.js';
 import type { JunctionConfig, UserEntry } from '../../../core/config/schema.js';
@@ -69,6 +69,7 @@ export interface AliasAppOptions {
   storage?: Storage;
   clock?: FakeClock;
   tracker?: false | TrackerOptions;
+  logger?: Logger;
 }
 
 export type AliasTestApp = Junction & {
@@ -94,7 +95,7 @@ export async function aliasApp(options: AliasAppOptions = {}): Promise<AliasTest
       hotDeploy: { enabled: false },
       ...options.config,
     } as DeepPartial<JunctionConfig>,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.storage ? { storage: options.storage } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     plugins: [

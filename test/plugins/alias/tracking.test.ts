@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { pino } from 'pino';
 import type { TrackerDocument } from '../../../plugins/tracker/types.js';
 import { aliasApp, bearer, tokenOf, type AliasTestApp } from './fixture.js';
 import { ORDERS } from './packages.js';
@@ -51,8 +52,13 @@ describe('plugins/alias: tracker logging', () => {
     expect(await documents('?userName=sam')).to.have.length(1);
   });
 
-  it('keeps answering, untracked, when no tracker plugin is loaded', async () => {
-    app = await aliasApp({ packages: { orders: ORDERS }, tracker: false });
+  it('keeps answering, untracked, when no tracker plugin is loaded, and says so at start', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    app = await aliasApp({ packages: { orders: ORDERS }, tracker: false, logger });
+    const warnings = lines.filter((l) => l.level === 40).map((l) => l.msg);
+    expect(warnings.filter((m) => m.includes('tracker plugin is not loaded'))).to.have.length(3);
+    expect(warnings.join('\n')).to.contain('alias /tracked/{id} of package "orders" has logToTracker');
     expect((await app.inject('/api/tracked/1')).statusCode).to.equal(200);
     expect((await app.inject('/tracker-api/documents')).statusCode).to.equal(404);
   });

@@ -115,6 +115,13 @@ describe('plugins/tracker API', () => {
       expect(badLimit.json().message).to.contain('limit');
     });
 
+    it('counts written documents on /metrics', async () => {
+      await get('/tracker-api/documents');
+      const metrics = (await app.inject('/metrics')).body;
+      expect(metrics).to.match(/^junction_tracker_documents_written_total 5$/m);
+      expect(metrics).to.match(/^junction_tracker_queue_length 0$/m);
+    });
+
     it('answers XML when Accept prefers it', async () => {
       const res = await get('/tracker-api/documents?limit=1', admin, 'application/xml');
       expect(res.headers['content-type']).to.match(/^application\/xml/);
