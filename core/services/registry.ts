@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -55,6 +55,8 @@ export class PackageRegistry implements ServiceRegistry {
   private queue: Promise<void> = Promise.resolve();
   private deployCounter = 0;
   private running = false;
+  /** Set by stop(): no deploy starts after it (the sandbox is closing). */
+  private stopped = false;
 
   constructor(
     @inject(Tokens.Config) private readonly config: JunctionConfig,
@@ -91,6 +93,7 @@ export class PackageRegistry implements ServiceRegistry {
   /** Stops watching, lets a running deploy finish, and closes the sandbox. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     this.watcher.close();
     await this.queue;
     await this.sandbox.close();
@@ -227,8 +230,10 @@ export class PackageRegistry implements ServiceRegistry {
   }
 
   private async reloadNow(folder: string): Promise<void> {
+    if (this.stopped) return;
     const dir = join(this.config.servicesDir, folder);
-    const isDir = await stat(dir).then(
+    // lstat: a symbolic link is not a package (the watcher could not see changes behind it).
+    const isDir = await lstat(dir).then(
       (s) => s.isDirectory(),
       () => false,
     );

@@ -44,6 +44,10 @@ describe('core/services with the real sandbox', function () {
     cpSync(join(repoServices, 'hello'), join(dir, 'hello'), { recursive: true });
     const bad = (name: string, code: Record<string, string>) =>
       writePackage(dir, name, { 'package.yaml': manifest(name), ...code });
+    writePackage(dir, 'flows', {
+      'package.yaml': manifest('flows'),
+      'flux/Approval.flux.yaml': 'states: [{ name: start }]\n',
+    });
     bad('syntax', { 'code/Broken.js': 'export function f( {' });
     bad('badimport', { 'code/A.js': "import { readFileSync } from 'node:fs';\nexport function f() {}" });
     bad('missingexport', {
@@ -96,6 +100,14 @@ describe('core/services with the real sandbox', function () {
     });
     const err = await app.services.invoke('orders/approval.Checks.recurse', {}).catch((e: unknown) => e);
     expect(err).to.deep.include({ code: 'JCT_SANDBOX_INVOKE_DEPTH' });
+  });
+
+  it('evaluates expressions in a package, with or without code', async () => {
+    expect(
+      await app.services.evaluate('flows', ['vars.a + 1', 'event === "go"'], { vars: { a: 1 }, event: 'go' }),
+    ).to.deep.equal([2, true]);
+    expect(app.services.info('flows')).to.deep.include({ services: [], workflows: ['Approval'] });
+    expect(await app.services.evaluate('orders', ['vars.n * 2'], { vars: { n: 21 } })).to.deep.equal([42]);
   });
 
   it("answers a service's error with its status", async () => {
