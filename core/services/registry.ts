@@ -34,6 +34,12 @@ interface FolderState {
   /** The version the last attempt read from package.yaml, if it got that far. */
   attemptedVersion: string | undefined;
   deployedAt: number | undefined;
+  /**
+   * Fingerprint of content whose outcome a retry would not change: the live version's, or one
+   * that failed to load. Content a deploy hook refused is not settled (what it clashed with may
+   * be gone by the next try).
+   */
+  settled: string | undefined;
 }
 
 /**
@@ -243,6 +249,7 @@ export class PackageRegistry implements ServiceRegistry {
       errors: [],
       attemptedVersion: undefined,
       deployedAt: undefined,
+      settled: undefined,
     };
     this.folders.set(folder, state);
     if (!PACKAGE_NAME.test(folder)) {
@@ -254,15 +261,15 @@ export class PackageRegistry implements ServiceRegistry {
     } catch (err) {
       return this.fail(folder, state, undefined, [`${folder}: ${(err as Error).message}`]);
     }
-    // Unchanged since it went live (a duplicate event, an editor's touch): nothing to do. A failed
-    // folder is retried even unchanged, since what failed it (e.g. another package) may be gone.
-    const live = this.versions.get(folder);
-    if (live?.fingerprint === read.fingerprint && state.errors.length === 0) return;
+    // Unchanged (a duplicate event, an editor's touch, a rescan): nothing to do.
+    if (read.fingerprint === state.settled) return;
+    state.settled = undefined;
 
     const deployId = ++this.deployCounter;
     const loaded = await loadPackage(read, deployId, this.sandbox);
     if (!loaded.pkg) {
       this.sandbox.forget(`${folder}@${deployId}`);
+      state.settled = read.fingerprint;
       return this.fail(folder, state, loaded.version, loaded.errors);
     }
     const pkg = loaded.pkg;
@@ -281,6 +288,7 @@ export class PackageRegistry implements ServiceRegistry {
       errors: commitProblems,
       attemptedVersion: pkg.version,
       deployedAt: this.clock.now(),
+      settled: commitProblems.length === 0 ? read.fingerprint : undefined,
     });
     this.logger.info({ package: folder, version: pkg.version, deployId: pkg.deployId }, 'package deployed');
     this.events.emit('package.deployed', { name: folder, version: pkg.version, deployId: pkg.deployId });
