@@ -163,7 +163,8 @@ export class PackageDeployer {
       deployedAt: undefined,
       settled: undefined,
     };
-    this.folders.set(folder, state);
+    // The state is recorded when the attempt ends: a folder being deployed for the first time is
+    // not listed as failed meanwhile.
     if (!PACKAGE_NAME.test(folder)) {
       return this.fail(folder, state, undefined, [folderNameProblem(folder)]);
     }
@@ -202,6 +203,7 @@ export class PackageDeployer {
       deployedAt: this.clock.now(),
       settled: commitProblems.length === 0 ? read.fingerprint : undefined,
     });
+    this.folders.set(folder, state);
     this.logger.info({ package: folder, version: pkg.version, deployId: pkg.deployId }, 'package deployed');
     this.events.emit('package.deployed', { name: folder, version: pkg.version, deployId: pkg.deployId });
   }
@@ -209,6 +211,7 @@ export class PackageDeployer {
   private fail(folder: string, state: FolderState, version: string | undefined, errors: string[]): void {
     state.errors = errors;
     state.attemptedVersion = version;
+    this.folders.set(folder, state);
     const serving = this.versions.get(folder);
     for (const e of errors) this.logger.error({ package: folder }, `package failed to deploy: ${e}`);
     if (serving)
