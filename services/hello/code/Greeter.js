@@ -7,11 +7,17 @@ export async function greet(input, ctx) {
   const name = String(input.name ?? 'world');
   if (name.length > 100) {
     // A numeric `status` on a thrown error becomes the HTTP status of the alias call.
-    throw Object.assign(new Error('name: at most 100 characters'), { status: 400, code: 'HELLO_NAME_TOO_LONG' });
+    throw Object.assign(new Error('name: at most 100 characters'), {
+      status: 400,
+      code: 'HELLO_NAME_TOO_LONG',
+    });
   }
   const lang = input.lang ?? 'en';
   if (!LANGUAGES.includes(lang)) {
-    throw Object.assign(new Error(`lang: one of ${LANGUAGES.join(', ')}`), { status: 400, code: 'HELLO_LANG' });
+    throw Object.assign(new Error(`lang: one of ${LANGUAGES.join(', ')}`), {
+      status: 400,
+      code: 'HELLO_LANG',
+    });
   }
   ctx.log.info(`greeting ${name} in ${lang}`);
   return { message: greeting(name, lang) };
