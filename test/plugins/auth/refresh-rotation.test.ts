@@ -38,6 +38,10 @@ describe('plugins/auth: refresh grant, rotation and reuse detection', () => {
     expect(afterReuse.json().error).to.equal('invalid_grant');
     expect((await probe(app, second.access_token)).statusCode).to.equal(401);
     expect((await probe(app, first.access_token)).statusCode).to.equal(401);
+    const metrics = (await app.inject('/metrics')).body;
+    expect(metrics).to.contain('junction_auth_grants_total{grant_type="password",outcome="issued"} 2');
+    expect(metrics).to.contain('junction_auth_grants_total{grant_type="refresh_token",outcome="reuse"} 1');
+    expect(metrics).to.match(/^junction_auth_tokens \d+$/m);
     // Another grant of the same user is untouched.
     expect((await probe(app, other.access_token)).statusCode).to.equal(200);
     expect((await refresh(app, other.refresh_token)).statusCode).to.equal(200);
