@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { rmSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { installNodeRed, startNodeRed } from './node-red.js';
@@ -45,7 +45,8 @@ function report(rows: Row[]): void {
   console.log('');
   console.log(
     `autocannon -c ${options.connections} -d ${options.durationSec}, GET with two query parameters, ` +
-      `127.0.0.1, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}`,
+      `127.0.0.1, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ` +
+      `load average ${loadavg()[0]!.toFixed(1)} at the end`,
   );
   console.log('');
   console.log(

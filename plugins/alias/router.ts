@@ -27,6 +27,7 @@ interface Node<T> {
 }
 
 const ANY = '*';
+const GET_LOOKUP = ['HEAD', 'GET'];
 
 function newNode<T>(): Node<T> {
   return { statics: new Map(), variable: undefined, routes: new Map() };
@@ -63,7 +64,7 @@ export class AliasRouter<T> {
   match(method: string, segments: readonly string[]): MatchResult<T> {
     const values: string[] = [];
     const allow = new Set<string>();
-    const lookup = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
+    const lookup = method === 'HEAD' ? GET_LOOKUP : [method];
     const found = this.walk(this.root, segments, 0, values, lookup, allow);
     if (found) {
       const params: Record<string, string> = {};
