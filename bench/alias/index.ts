@@ -3,7 +3,7 @@
  * GET with two query parameters — against Junction (alias → sandboxed echo service), a bare
  * Fastify route (the limit), and Node-RED 4.1.x (http in → function → http response), one after
  * the other on 127.0.0.1. Environment: BENCH_CONNECTIONS, BENCH_DURATION (seconds),
- * BENCH_SKIP_NODE_RED=1.
+ * BENCH_SKIP_NODE_RED=1, BENCH_TRACKED=1 (adds a run of the alias with `logToTracker`).
  */
 import 'reflect-metadata';
 import { rmSync } from 'node:fs';
@@ -39,7 +39,7 @@ async function measure(name: string, start: () => Promise<Target>): Promise<Row>
   }
 }
 
-function report(rows: Row[]): void {
+function report(rows: Row[], tracked: Row | undefined): void {
   const pad = (s: string, n: number) => s.padEnd(n);
   const num = (n: number | undefined, digits = 0) => (n === undefined ? '-' : n.toFixed(digits));
   console.log('');
@@ -52,7 +52,7 @@ function report(rows: Row[]): void {
   console.log(
     `${pad('target', 34)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('non-2xx', 9)}errors`,
   );
-  for (const r of rows) {
+  for (const r of tracked ? [...rows, tracked] : rows) {
     console.log(
       `${pad(r.name, 34)}${pad(num(r.result?.rps), 10)}${pad(num(r.result?.p50, 1), 9)}` +
         `${pad(num(r.result?.p99, 1), 9)}${pad(num(r.result?.non2xx), 9)}${num(r.result?.errors)}` +
@@ -73,6 +73,9 @@ function report(rows: Row[]): void {
       `Junction / Node-RED:     ${ratio.toFixed(2)}×   (target ≥ 3×: ${ratio >= 3 ? 'met' : 'NOT met'})`,
     );
   }
+  if (junction && tracked?.result) {
+    console.log(`Tracked / untracked:     ${((tracked.result.rps / junction.rps) * 100).toFixed(1)}%`);
+  }
   if (junction) {
     console.log(
       `Junction p99:            ${junction.p99.toFixed(1)} ms (target ≤ 5 ms: ${junction.p99 <= 5 ? 'met' : 'NOT met'})`,
@@ -86,6 +89,10 @@ async function main(): Promise<void> {
   try {
     rows.push(await measure('Junction (alias → sandbox)', () => startJunction(root)));
     rows.push(await measure('bare Fastify (in-process)', startFastify));
+    const tracked =
+      process.env.BENCH_TRACKED === '1'
+        ? await measure('Junction, alias with logToTracker', () => startJunction(root, true))
+        : undefined;
     if (process.env.BENCH_SKIP_NODE_RED === '1') {
       rows.push({ name: 'Node-RED 4.1', result: undefined, note: 'skipped (BENCH_SKIP_NODE_RED=1)' });
     } else {
@@ -99,7 +106,7 @@ async function main(): Promise<void> {
         rows.push(await measure('Node-RED 4.1 (http in → function)', () => startNodeRed(installed.red, dir)));
       }
     }
-    report(rows);
+    report(rows, tracked);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
