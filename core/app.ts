@@ -13,7 +13,7 @@ import { registerCoreRoutes } from './http/core-routes.js';
 import { createHttp } from './http/server.js';
 import { Lifecycle, type LifecycleState } from './lifecycle.js';
 import { createLogger } from './logger.js';
-import { resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
+import { checkOrder, resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
 import type { JunctionApp, JunctionPlugin } from './plugins/types.js';
 import { PackageRegistry } from './services/registry.js';
 import { createLevelStorage } from './storage/level-storage.js';
@@ -53,6 +53,8 @@ export class Junction implements JunctionApp {
   private started: ResolvedPlugin[] = [];
   private listening: string | undefined;
   private registering = true;
+  /** @internal set once shutdown begins */
+  closing = false;
 
   private constructor(
     readonly config: JunctionConfig,
@@ -93,6 +95,12 @@ export class Junction implements JunctionApp {
     container.register(Tokens.App, { useValue: app });
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
+    // During shutdown, answers to requests that were in flight close their connection, so a
+    // keep-alive client cannot hold the server open after its last answer.
+    http.addHook('onSend', (_request, reply, payload, done) => {
+      if (app.closing) reply.header('connection', 'close');
+      done(null, payload);
+    });
     return app;
   }
 
@@ -114,7 +122,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -160,7 +168,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -193,9 +201,22 @@ export class Junction implements JunctionApp {
     }
   }
 
+  private async plugins(): Promise<ResolvedPlugin[]> {
+    if (!this.pluginList) return resolvePlugins(this.config.plugins);
+    checkOrder(this.pluginList.map((p) => p.plugin));
+    return this.pluginList;
+  }
+
   private async shutdown(): Promise<void> {
     const errors: unknown[] = [];
+    this.closing = true;
+    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut.
+    const deadline = setTimeout(
+      () => this.http.server.closeAllConnections(),
+      this.config.server.shutdownTimeoutMs,
+    );
     await this.http.close().catch((e: unknown) => errors.push(e));
+    clearTimeout(deadline);
     for (const p of [...this.started].reverse()) {
       if (!p.plugin.stop) continue;
       try {
