@@ -27,7 +27,7 @@ function codesInSources(): Map<string, string> {
 
 describe('core/errors', () => {
   const documented = new Set(
-    [...readFileSync(join(root, 'docs/errors.md'), 'utf8').matchAll(/^\| `(JCT_[A-Z0-9_]+)` \|/gm)].map(
+    [...readFileSync(join(root, 'docs/errors.md'), 'utf8').matchAll(/^\|\s*`(JCT_[A-Z0-9_]+)`\s*\|/gm)].map(
       (m) => m[1]!,
     ),
   );
