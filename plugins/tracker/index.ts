@@ -15,6 +15,8 @@ export interface TrackerOptions {
   sweepIntervalMs?: number;
 }
 
+const TRACKER_OPTIONS = ['flushIntervalMs', 'sweepIntervalMs'];
+
 /** The parts of a running tracker (tests and embedders). */
 export interface TrackerRuntime {
   store: TrackerStore;
@@ -50,6 +52,11 @@ export function createTrackerPlugin(): TrackerPlugin {
       app = junction;
       verifier = undefined;
       const logger = junction.logger.child({ plugin: 'tracker' });
+      for (const key of Object.keys(options)) {
+        if (!TRACKER_OPTIONS.includes(key)) {
+          throw new Error(`tracker option "${key}" is unknown (options: ${TRACKER_OPTIONS.join(', ')})`);
+        }
+      }
       const flushIntervalMs = positive(
         options.flushIntervalMs,
         'flushIntervalMs',

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeClock } from '../../../core/clock.js';
 import { createLevelStorage } from '../../../core/storage/level-storage.js';
+import type { TrackerOptions } from '../../../plugins/tracker/index.js';
 import { DAY_MS } from '../../../plugins/tracker/retention.js';
 import { TrackerStore } from '../../../plugins/tracker/store.js';
 import {
@@ -162,6 +163,19 @@ describe('plugins/tracker API', () => {
     await app.tracker!.runtime!.retention.idle();
     admin = await tokenOf(app, 'alice');
     expect((await get('/tracker-api/documents')).json()).to.deep.equal([]);
+  });
+
+  it('refuses unknown or malformed plugin options, naming them', async () => {
+    for (const [options, message] of [
+      [{ flushMs: 5 }, 'tracker option "flushMs" is unknown'],
+      [{ sweepIntervalMs: 0 }, 'tracker option "sweepIntervalMs" must be a positive integer'],
+    ] as const) {
+      const failed = await aliasApp({ tracker: options as TrackerOptions }).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(failed?.message).to.contain(message);
+    }
   });
 
   it('writes every queued document before a graceful shutdown completes', async () => {
