@@ -54,7 +54,8 @@ export function compileAliases(pkg: PackageSource, verifier: BearerVerifier | un
     }
     const method = compileMethod(spec.method, fail);
     const service = compileService(spec.service, pkg, fail);
-    const parameters = stringList(spec.parameters, 'parameters', fail);
+    // `parameters: []` passes nothing on; an empty `users` or `groups` restricts nothing.
+    const parameters = stringList(spec.parameters, 'parameters', fail, true);
     const users = stringList(spec.users, 'users', fail);
     const groups = stringList(spec.groups, 'groups', fail);
     const needsToken = spec.secured === true || users !== undefined || groups !== undefined;
@@ -145,11 +146,15 @@ function compileRunAs(
   return user;
 }
 
-function stringList(value: unknown, field: string, fail: (reason: string) => never): string[] | undefined {
+function stringList(
+  value: unknown,
+  field: string,
+  fail: (reason: string) => never,
+  keepEmpty = false,
+): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
     return fail(`"${field}" must be a list of names`);
   }
-  // An empty list restricts nothing (as if it were left out), rather than locking everyone out.
-  return value.length === 0 ? undefined : (value as string[]);
+  return value.length === 0 && !keepEmpty ? undefined : (value as string[]);
 }

@@ -27,6 +27,10 @@ describe('plugins/alias input merge', () => {
     expect({ ...input }).to.deep.equal({ id: '1', verbose: '1' });
   });
 
+  it('passes nothing on with an empty `parameters`', () => {
+    expect({ ...mergeInput({ id: '1' }, { q: '1' }, { b: 1 }, new Set()) }).to.deep.equal({});
+  });
+
   it('treats __proto__ as an ordinary field name', () => {
     const body = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
     const input = mergeInput({}, {}, body, undefined);
