@@ -42,7 +42,7 @@ export class AliasHandler {
     let user: UserRef = alias.runAs ?? ANONYMOUS;
     let ok = false;
     try {
-      user = await this.userFor(alias, request.headers.authorization);
+      if (alias.needsToken) user = await this.caller(alias, request.headers.authorization);
       const input = mergeInput(params, request.query, bodyOf(request), alias.parameters);
       let output: unknown;
       try {
@@ -76,10 +76,12 @@ export class AliasHandler {
     throw new NotFoundError(`no alias serves ${request.method} ${path}`);
   }
 
-  /** The user the service sees: Run As, or the caller on a secured alias, or Anonymous. */
-  private async userFor(alias: CompiledAlias, authorization: string | undefined): Promise<UserRef> {
-    if (!alias.needsToken) return alias.runAs ?? ANONYMOUS;
-    // compileAliases refuses a secured alias without a verifier, so one is there.
+  /**
+   * The user the service sees on an alias that needs a token: Run As, else the caller. (Without a
+   * token it is Run As or Anonymous, set before.) 401/403 from the verifier otherwise.
+   */
+  private async caller(alias: CompiledAlias, authorization: string | undefined): Promise<UserRef> {
+    // compileAliases refuses an alias that needs a token without a verifier, so one is there.
     const caller = await this.deps.verifier()!.require(authorization, alias.rule);
     return alias.runAs ?? caller;
   }
