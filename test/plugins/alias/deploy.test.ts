@@ -40,6 +40,25 @@ describe('plugins/alias: hot deploy', () => {
     expect((await app.inject({ method: 'POST', url: '/api/second' })).statusCode).to.equal(404);
   });
 
+  it('follows the folder watcher: an alias added and removed while the server runs', async () => {
+    app = await aliasApp({ config: { hotDeploy: { enabled: true, debounceMs: 100 } } });
+    const dir = app.config.servicesDir;
+    // The watcher's events arrive in real time; its debounce runs on the fake clock.
+    const settle = async (done: () => Promise<boolean>): Promise<void> => {
+      const until = Date.now() + 10_000;
+      while (!(await done())) {
+        if (Date.now() > until) throw new Error('the watcher did not deploy the change');
+        await new Promise((r) => setTimeout(r, 20));
+        await app.clock.advance(100);
+      }
+    };
+    writePackage(dir, 'live', tinyPackage('live', '/live/{id}', 'GET'));
+    await settle(async () => (await app.inject('/api/live/1')).statusCode === 200);
+    expect((await app.inject('/api/live/1')).json()).to.deep.equal({ package: 'live', input: { id: '1' } });
+    rmSync(join(dir, 'live'), { recursive: true });
+    await settle(async () => (await app.inject('/api/live/1')).statusCode === 404);
+  });
+
   it('refuses a conflicting alias naming both packages; the first keeps serving', async () => {
     app = await aliasApp({
       packages: {
