@@ -9,7 +9,7 @@ export interface RecorderOptions {
   flushIntervalMs: number;
   /** A batch is written at once when the queue reaches this size. */
   maxBatch: number;
-  /** Past this many queued documents (storage failing), the oldest are dropped and counted. */
+  /** Past this many unwritten documents (storage failing), the oldest batches are dropped and counted. */
   maxQueued: number;
 }
 
@@ -21,11 +21,14 @@ export const DEFAULT_RECORDER_OPTIONS: RecorderOptions = {
 
 /**
  * Queues tracker documents and writes them in batches off the request path: `record` only pushes
- * to an array; a timer on the app's clock (or a full batch) writes the queue in one LevelDB batch.
- * Batches are written one after the other, in order. `close` writes everything still queued.
+ * to an array; a timer on the app's clock (or a full batch) writes the queue as one page of the
+ * store. Batches are written one after the other, in order. `close` writes everything still
+ * queued.
  */
 export class BatchingRecorder implements TrackerRecorder {
   private queue: TrackerDocument[] = [];
+  /** Batches whose write failed, in order, each to be written again whole. */
+  private failed: TrackerDocument[][] = [];
   private timer: TimerHandle | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly ids = new InternalIdGenerator();
@@ -42,8 +45,9 @@ export class BatchingRecorder implements TrackerRecorder {
   ) {}
 
   record(doc: Omit<TrackerDocument, 'internalId'>): string {
-    const received = Date.parse(doc.timeReceived);
-    const internalId = this.ids.next(Number.isNaN(received) ? this.clock.now() : received);
+    // The id is the time of recording (when the call was answered), so ids follow the order in
+    // which batches are written; `timeReceived` keeps when the call arrived.
+    const internalId = this.ids.next(this.clock.now());
     this.queue.push({ internalId, ...doc });
     if (this.queue.length >= this.options.maxBatch || this.closed) void this.flush();
     else this.timer ??= this.clock.setTimeout(() => void this.flush(), this.options.flushIntervalMs);
@@ -56,10 +60,13 @@ export class BatchingRecorder implements TrackerRecorder {
       this.clock.clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.queue.length === 0) return this.writing;
-    const batch = this.queue;
+    // A batch that failed is written again as it was, first: a batch is one page of the store,
+    // and a page must not mix the documents of two batches.
+    const batches = this.failed;
+    this.failed = [];
+    if (this.queue.length > 0) batches.push(this.queue);
     this.queue = [];
-    this.writing = this.writing.then(() => this.write(batch));
+    for (const batch of batches) this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
   }
 
@@ -67,16 +74,14 @@ export class BatchingRecorder implements TrackerRecorder {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
-    if (this.queue.length > 0) {
-      this.logger.error(
-        { documents: this.queue.length },
-        'tracker documents could not be written before shutdown',
-      );
+    if (this.queued > 0) {
+      this.logger.error({ documents: this.queued }, 'tracker documents could not be written before shutdown');
     }
   }
 
+  /** Documents not written yet (queued, or in a batch waiting to be written again). */
   get queued(): number {
-    return this.queue.length;
+    return this.queue.length + this.failed.reduce((n, batch) => n + batch.length, 0);
   }
 
   private async write(batch: TrackerDocument[]): Promise<void> {
@@ -85,13 +90,12 @@ export class BatchingRecorder implements TrackerRecorder {
       this.written += batch.length;
     } catch (err) {
       this.logger.error({ err, documents: batch.length }, 'could not write tracker documents; will retry');
-      // Back in front, in order; bounded so a storage that keeps failing cannot eat the memory.
-      this.queue = batch.concat(this.queue);
-      const excess = this.queue.length - this.options.maxQueued;
-      if (excess > 0) {
-        this.queue.splice(0, excess);
-        this.dropped += excess;
-        this.logger.error({ dropped: excess }, 'tracker queue full: oldest documents dropped');
+      this.failed.push(batch);
+      // Bounded, so that a storage that keeps failing cannot eat the memory: the oldest go.
+      while (this.queued > this.options.maxQueued && this.failed.length > 0) {
+        const lost = this.failed.shift()!;
+        this.dropped += lost.length;
+        this.logger.error({ dropped: lost.length }, 'tracker queue full: oldest documents dropped');
       }
       if (!this.closed)
         this.timer ??= this.clock.setTimeout(() => void this.flush(), this.options.flushIntervalMs);

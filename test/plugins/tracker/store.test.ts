@@ -6,7 +6,7 @@ import { TrackerStore } from '../../../plugins/tracker/store.js';
 import type { TrackerDocument } from '../../../plugins/tracker/types.js';
 
 const T0 = Date.UTC(2026, 0, 1);
-const ids = new InternalIdGenerator();
+let ids = new InternalIdGenerator();
 
 function doc(minute: number, extra: Partial<TrackerDocument> = {}): TrackerDocument {
   const at = T0 + minute * 60_000;
@@ -33,25 +33,43 @@ describe('plugins/tracker store', () => {
     storage = createMemoryStorage();
     await storage.open();
     store = new TrackerStore(storage.store('tracker'));
-    await store.write([
+    // Ids never go backwards: a fresh generator for every test's minute 0.
+    ids = new InternalIdGenerator();
+    // One batch (page) per document, as the recorder writes them a minute apart.
+    for (const d of [
       doc(0),
       doc(1, { documentType: 'OrderLookup', userName: 'alice' }),
       doc(2, { userName: 'alice' }),
       doc(3, { documentType: 'OrderLookup' }),
       doc(4, { documentType: 'OrderLookup', userName: 'alice', state: 'ERROR' }),
       doc(5),
-    ]);
+    ]) {
+      await store.write([d]);
+    }
   });
   afterEach(() => storage.close());
 
-  it('makes ids that sort by time, unique within a millisecond', () => {
+  it('makes ids that sort by time and never go backwards', () => {
     const gen = new InternalIdGenerator();
     const a = gen.next(1000);
     const b = gen.next(1000);
     const c = gen.next(999);
+    const d = gen.next(1001);
     expect(a).to.match(/^000000000001000-\d{6}-[0-9a-f]{4}$/);
-    expect(a < b).to.equal(true);
-    expect(c < a).to.equal(true);
+    expect(a < b && b < c && c < d).to.equal(true);
+    expect(c.startsWith('000000000001000-')).to.equal(true);
+  });
+
+  it('finds documents inside a page of many, by id and by type', async () => {
+    const batch = [6, 7, 8, 9].map((m) => doc(m, { documentType: m % 2 ? 'Odd' : 'Even' }));
+    await store.write(batch);
+    for (const d of batch) expect(await store.get(d.internalId)).to.deep.equal(d);
+    expect(minutes(await store.query({ documentType: 'Odd', limit: 30, page: 0 }))).to.deep.equal([
+      'ext-9',
+      'ext-7',
+    ]);
+    expect(minutes(await store.query({ limit: 3, page: 0 }))).to.deep.equal(['ext-9', 'ext-8', 'ext-7']);
+    expect(minutes(await store.query({ limit: 3, page: 1 }))).to.deep.equal(['ext-6', 'ext-5', 'ext-4']);
   });
 
   it('lists newest first, by pages', async () => {
