@@ -235,6 +235,7 @@ export class StepRunner {
         if (t.kind === 'after') at = addDuration(now, t.duration);
         else if (t.kind === 'cron') at = nextCron(t.cron, now, this.deps.timezone);
         else if (t.kind === 'at') at = toEpoch(atValues[a++], t.expression);
+        // (`at` giving null or undefined arms no deadline: an optional timeout.)
         if (at !== undefined && (nextTransition < 0 || at < nextRun)) {
           nextRun = at;
           nextTransition = index;
@@ -362,8 +363,9 @@ function nextCron(cron: string, now: number, tz: string): number {
     .getTime();
 }
 
-/** An `at` expression's value: epoch ms, or a date string. */
-function toEpoch(value: unknown, expression: string): number {
+/** An `at` expression's value: epoch ms, or a date string; undefined for null/undefined. */
+function toEpoch(value: unknown, expression: string): number | undefined {
+  if (value === null || value === undefined) return undefined;
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms)) {
     throw new StepError(
