@@ -257,14 +257,16 @@ export class StepRunner {
   private exception(work: Work, state: StateSpec, err: unknown): boolean {
     const e = err as { message?: unknown; code?: unknown; name?: unknown; type?: unknown };
     const message = typeof e?.message === 'string' ? e.message : String(err);
+    const name = typeof e?.name === 'string' ? e.name : undefined;
+    // The thrown error's own name when it has one (TypeError, MailError), else its stable code.
     const type =
       err instanceof StepError
         ? err.type
-        : typeof e?.code === 'string'
-          ? e.code
-          : typeof e?.name === 'string'
-            ? e.name
-            : 'Error';
+        : name && name !== 'Error' && name !== 'JunctionError'
+          ? name
+          : typeof e?.code === 'string'
+            ? e.code
+            : (name ?? 'Error');
     const handler = state.transitions.find((t) => t.kind === 'event' && t.event === EXCEPTION_EVENT);
     if (!handler || type === 'FluxLoopError') {
       this.finish(work, 'FAILED', { message, type });
