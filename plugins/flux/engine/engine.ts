@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../../../core/clock.js';
+import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { JunctionEvents } from '../../../core/events.js';
 import { ANONYMOUS, type ServiceRegistry } from '../../../core/services/types.js';
 import type { Store } from '../../../core/storage/types.js';
@@ -54,6 +54,8 @@ export interface FluxEngineOptions {
   maxStepsPerRun?: number;
   /** Contexts an event, a recovery or due timers work on at once (default 32). */
   concurrency?: number;
+  /** How long idempotency keys are remembered (default 24 hours; swept hourly). */
+  idempotencyTtlMs?: number;
 }
 
 export interface FluxEngineDeps {
@@ -81,6 +83,7 @@ export class FluxEngineImpl implements FluxEngine {
   private readonly dueTimers = new TimerQueue();
   private timersRunning = 0;
   private started = false;
+  private sweepTimer: TimerHandle | undefined;
 
   constructor(private readonly deps: FluxEngineDeps) {
     const o = deps.options ?? {};
@@ -119,6 +122,7 @@ export class FluxEngineImpl implements FluxEngine {
       start: (def, request, extraVars, extraOps) => this.startContext(def, request, extraVars, extraOps),
       onBackgroundError: (err, id) =>
         deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
+      now: () => deps.clock.now(),
     });
   }
 
@@ -142,6 +146,7 @@ export class FluxEngineImpl implements FluxEngine {
       ),
     );
     this.started = true;
+    await this.sweepIdempotency();
     const overdue = await this.scheduler.start();
     const ms = Math.round(performance.now() - t0);
     this.deps.logger.info(
@@ -152,6 +157,8 @@ export class FluxEngineImpl implements FluxEngine {
 
   async stop(): Promise<void> {
     this.started = false;
+    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
     this.scheduler.stop();
     this.dueTimers.clear();
     await this.serializer.idle();
@@ -179,6 +186,7 @@ export class FluxEngineImpl implements FluxEngine {
           contextId: r.id,
           state: r.currentState,
           final: r.status !== 'RUNNING',
+          at: this.deps.clock.now(),
         }),
       ]);
     });
@@ -239,6 +247,20 @@ export class FluxEngineImpl implements FluxEngine {
     while (this.serializer.size > 0 || this.timersRunning > 0 || this.dueTimers.length > 0) {
       await this.serializer.idle();
       await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Forgets idempotency keys older than the time-to-live, now and every hour. */
+  private async sweepIdempotency(): Promise<void> {
+    const ttl = this.deps.options?.idempotencyTtlMs ?? 24 * 3600_000;
+    try {
+      const n = await this.idempotency.sweep(this.deps.clock.now() - ttl);
+      if (n > 0) this.deps.logger.debug({ deleted: n }, 'expired idempotency keys removed');
+    } catch (err) {
+      this.deps.logger.error({ err }, 'removing expired idempotency keys failed');
+    }
+    if (this.started) {
+      this.sweepTimer = this.deps.clock.setTimeout(() => void this.sweepIdempotency(), 3600_000);
     }
   }
 

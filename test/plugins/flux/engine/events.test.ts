@@ -96,6 +96,14 @@ describe('flux engine: events', () => {
     expect(await h.engine.listContexts({ limit: 10, page: 0 })).to.have.length(2);
   });
 
+  it('forgets idempotency keys after their time-to-live', async () => {
+    const first = await h.engine.execute({ packageName: 'desk', fluxName: 'Ticket', idempotencyKey: 'old' });
+    await h.clock.advance(25 * 3600_000);
+    await h.engine.idle();
+    const later = await h.engine.execute({ packageName: 'desk', fluxName: 'Ticket', idempotencyKey: 'old' });
+    expect(later.contextId).to.not.equal(first.contextId);
+  });
+
   it('a retry after a crash mid-request acts only where the first attempt did not', async () => {
     const a = await h.engine.execute({ packageName: 'desk', fluxName: 'Ticket', tags: ['x'] });
     const b = await h.engine.execute({ packageName: 'desk', fluxName: 'Ticket', tags: ['x'] });
