@@ -25,7 +25,7 @@ states:
   - name: await
     transitions:
       - { event: approve, to: done, condition: "event.input.by !== vars.customer" }
-      - { at: "vars.total > 50 ? new Date(Date.now() + 60000).toISOString() : null", to: done }
+      - { at: "vars.total > 50 ? new Date(Date.now() + 60000) : null", to: done }
   - name: notify
     action: { type: invokeService, service: orders.Checks.notify }
     transitions:
