@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { JunctionEvents } from '../../../core/events.js';
+import { UnavailableError } from '../../../core/errors.js';
 import type { ServiceRegistry } from '../../../core/services/types.js';
 import type { Store } from '../../../core/storage/types.js';
 import { DefinitionRegistry } from '../definitions/registry.js';
@@ -85,6 +86,8 @@ export class FluxEngineImpl implements FluxEngine {
   private readonly dueTimers: DueTimers;
   private readonly work: ContextWork;
   private started = false;
+  /** The id counter is loaded: changes are accepted (before `start`, they are refused). */
+  private opened = false;
   private sweepTimer: TimerHandle | undefined;
 
   constructor(private readonly deps: FluxEngineDeps) {
@@ -151,15 +154,17 @@ export class FluxEngineImpl implements FluxEngine {
   /** Adds the deploy hook and `ctx.flux.sendEvent`; call during plugin registration. */
   install(): void {
     this.deps.services.addDeployHook(this.definitions.deployHook());
-    this.deps.services.provideHostFunction('flux.sendEvent', async (args, caller) =>
-      this.dispatcher.send({ ...parseSendEventArgs(args), user: caller.user }, true),
-    );
+    this.deps.services.provideHostFunction('flux.sendEvent', async (args, caller) => {
+      this.assertOpen();
+      return this.dispatcher.send({ ...parseSendEventArgs(args), user: caller.user }, true);
+    });
   }
 
   /** Resumes contexts caught mid-step and loads timers (overdue ones fire). */
   async start(): Promise<void> {
     const t0 = performance.now();
     await this.contexts.open();
+    this.opened = true;
     const running: number[] = [];
     for await (const id of this.contexts.ids('status', 'RUNNING', true)) running.push(id);
     await mapLimit(running, this.concurrency, (id) =>
@@ -190,6 +195,7 @@ export class FluxEngineImpl implements FluxEngine {
   }
 
   async execute(request: ExecuteRequest): Promise<ContextRef> {
+    this.assertOpen();
     const def = this.liveDefinition(request.packageName, request.fluxName);
     const startState = request.startState ?? def.states[0]!.name;
     if (!def.byName.has(startState)) {
@@ -217,11 +223,13 @@ export class FluxEngineImpl implements FluxEngine {
     });
   }
 
-  sendEvent(request: EventRequest): Promise<EventResult> {
+  async sendEvent(request: EventRequest): Promise<EventResult> {
+    this.assertOpen();
     return this.dispatcher.send(request, false);
   }
 
   async terminate(contextId: number): Promise<void> {
+    this.assertOpen();
     await this.work.withContext(contextId, async (work) => {
       if (FINISHED.has(work.record.status)) {
         throw new ContextFinishedError(`context ${contextId} has already finished (${work.record.status})`);
@@ -275,6 +283,10 @@ export class FluxEngineImpl implements FluxEngine {
     }
   }
 
+  private assertOpen(): void {
+    if (!this.opened) throw new UnavailableError('the workflow engine has not started yet');
+  }
+
   /** Forgets idempotency keys older than the time-to-live, now and every hour. */
   private async sweepIdempotency(): Promise<void> {
     const ttl = this.deps.options?.idempotencyTtlMs ?? 24 * 3600_000;
@@ -294,6 +306,7 @@ export class FluxEngineImpl implements FluxEngine {
     tags: string[],
     change: (current: string[]) => string[],
   ): Promise<void> {
+    this.assertOpen();
     checkTags(tags);
     await this.work.withContext(contextId, async (work) => {
       const next = change(work.record.tags);

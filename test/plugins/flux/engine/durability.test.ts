@@ -177,4 +177,13 @@ describe('flux engine: durability and recovery', () => {
     expect(runs).to.equal(2);
     await second.engine.stop();
   });
+
+  it('refuses changes until started (the id counter is not loaded yet)', async () => {
+    const h = await harness({ start: false, packages: { app: flux('Flow', 'states:\n  - name: a\n') } });
+    const code = await h.engine.execute({ packageName: 'app', fluxName: 'Flow' }).catch((e: any) => e.code);
+    expect(code).to.equal('JCT_UNAVAILABLE');
+    await h.engine.start();
+    expect((await h.engine.execute({ packageName: 'app', fluxName: 'Flow' })).contextId).to.equal(1);
+    await h.engine.stop();
+  });
 });
