@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import type { Junction } from '../../../../core/app.js';
+import { bearer, expectError, fluxApp } from './fixture.js';
+
+describe('plugins/flux/api: access', () => {
+  let app: Junction | undefined;
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+  });
+
+  const execute = (fluxName: string, headers: Record<string, string> = {}) =>
+    app!.inject({ method: 'POST', url: '/flux-api/orders/execute', payload: { fluxName }, headers });
+
+  describe('a workflow with access', () => {
+    let payroll: number;
+    beforeEach(async () => {
+      ({ app } = await fluxApp());
+      payroll = (await execute('secure.Payroll', bearer('token-fiona'))).json().contextId;
+      expect(payroll).to.be.a('number');
+    });
+
+    it('needs a token of a user in its groups to execute: 401 without, 403 with the wrong one', async () => {
+      const none = await execute('secure.Payroll');
+      expectError(none, 401, 'JCT_UNAUTHORIZED');
+      expect(none.headers['www-authenticate']).to.match(/^Bearer/);
+      expectError(await execute('secure.Payroll', bearer('token-sam')), 403, 'JCT_FORBIDDEN');
+      expect((await execute('secure.Payroll', bearer('token-fiona'))).statusCode).to.equal(200);
+    });
+
+    it('guards every operation on its contexts', async () => {
+      const ops = [
+        { method: 'GET', url: `/flux-api/context?contextId=${payroll}` },
+        { method: 'GET', url: `/flux-api/context/state?contextId=${payroll}&stateName=wait` },
+        { method: 'GET', url: `/flux-api/definition?contextId=${payroll}` },
+        { method: 'GET', url: '/flux-api/definition?fluxName=secure.Payroll' },
+        { method: 'POST', url: `/flux-api/context/tag?contextId=${payroll}&tag=x` },
+        { method: 'PUT', url: `/flux-api/context/tag?contextId=${payroll}&tag=x` },
+        { method: 'DELETE', url: `/flux-api/context/tag?contextId=${payroll}&tag=x` },
+        { method: 'POST', url: `/flux-api/event?contextId=${payroll}`, payload: { event: 'nothing' } },
+        { method: 'DELETE', url: `/flux-api/terminate?contextId=${payroll}` },
+      ] as const;
+      for (const op of ops) {
+        const label = `${op.method} ${op.url}`;
+        expect((await app!.inject(op)).statusCode, label).to.equal(401);
+        expect((await app!.inject({ ...op, headers: bearer('token-sam') })).statusCode, label).to.equal(403);
+        expect((await app!.inject({ ...op, headers: bearer('token-fiona') })).statusCode, label).to.equal(
+          200,
+        );
+      }
+    });
+
+    it('hides its contexts from a listing by a caller who may not read them', async () => {
+      const open = (await execute('approval.OrderApproval')).json().contextId;
+      const ids = async (headers: Record<string, string> = {}) =>
+        ((await app!.inject({ url: '/flux-api/contexts', headers })).json() as { id: number }[]).map(
+          (c) => c.id,
+        );
+      expect(await ids()).to.deep.equal([open]);
+      expect(await ids(bearer('token-sam'))).to.deep.equal([open]);
+      expect(await ids(bearer('token-fiona'))).to.deep.equal([open, payroll]);
+    });
+
+    it('passes the caller to the engine for a broadcast event', async () => {
+      const { app: a, engine } = await fluxApp();
+      app = a;
+      await a.inject({
+        method: 'POST',
+        url: '/flux-api/event',
+        payload: { event: 'pay' },
+        headers: bearer('token-fiona'),
+      });
+      expect(engine.calls.at(-1)!.args).to.deep.include({ user: { username: 'fiona', groups: ['finance'] } });
+    });
+  });
+
+  it('answers an invalid token with 401 even where no token is needed', async () => {
+    ({ app } = await fluxApp());
+    const res = await execute('approval.OrderApproval', bearer('forged'));
+    expectError(res, 401, 'JCT_AUTH_INVALID_TOKEN');
+    expect(res.headers['www-authenticate']).to.contain('invalid_token');
+    expectError(
+      await app.inject({ url: '/flux-api/contexts', headers: bearer('forged') }),
+      401,
+      'JCT_AUTH_INVALID_TOKEN',
+    );
+  });
+
+  it('with flux.require-auth, needs a token for every call', async () => {
+    ({ app } = await fluxApp({ config: { flux: { 'require-auth': true } } }));
+    expectError(await execute('approval.OrderApproval'), 401, 'JCT_UNAUTHORIZED');
+    expectError(await app.inject('/flux-api/contexts'), 401, 'JCT_UNAUTHORIZED');
+    expectError(
+      await app.inject('/flux-api/definition?fluxName=approval.OrderApproval'),
+      401,
+      'JCT_UNAUTHORIZED',
+    );
+    expectError(
+      await app.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'x' } }),
+      401,
+      'JCT_UNAUTHORIZED',
+    );
+    const ok = await execute('approval.OrderApproval', bearer('token-sam'));
+    expect(ok.statusCode).to.equal(200);
+    expect(
+      (await app.inject({ url: '/flux-api/contexts', headers: bearer('token-sam') })).json(),
+    ).to.have.length(1);
+  });
+
+  describe('without the auth plugin', () => {
+    it('serves anonymous callers, refuses tokens it cannot check and workflows with access', async () => {
+      ({ app } = await fluxApp({ auth: false }));
+      expect((await execute('approval.OrderApproval')).statusCode).to.equal(200);
+      expectError(await execute('approval.OrderApproval', bearer('token-fiona')), 401, 'JCT_UNAUTHORIZED');
+      expectError(await execute('secure.Payroll'), 401, 'JCT_UNAUTHORIZED');
+    });
+
+    it('refuses to start with flux.require-auth', async () => {
+      let error: Error | undefined;
+      try {
+        ({ app } = await fluxApp({ auth: false, config: { flux: { 'require-auth': true } } }));
+      } catch (err) {
+        error = err as Error;
+      }
+      expect(error?.message).to.contain('require-auth').and.contain('auth plugin');
+    });
+  });
+});
