@@ -4,6 +4,7 @@ import { bearer, expectError, fluxApp } from './fixture.js';
 
 describe('plugins/flux/api: access', () => {
   let app: Junction | undefined;
+  let tokens: { fiona: string; sam: string };
   afterEach(async () => {
     await app?.stop();
     app = undefined;
@@ -15,8 +16,8 @@ describe('plugins/flux/api: access', () => {
   describe('a workflow with access', () => {
     let payroll: number;
     beforeEach(async () => {
-      ({ app } = await fluxApp());
-      payroll = (await execute('secure.Payroll', bearer('token-fiona'))).json().contextId;
+      ({ app, tokens } = await fluxApp());
+      payroll = (await execute('secure.Payroll', bearer(tokens.fiona))).json().contextId;
       expect(payroll).to.be.a('number');
     });
 
@@ -24,8 +25,8 @@ describe('plugins/flux/api: access', () => {
       const none = await execute('secure.Payroll');
       expectError(none, 401, 'JCT_UNAUTHORIZED');
       expect(none.headers['www-authenticate']).to.match(/^Bearer/);
-      expectError(await execute('secure.Payroll', bearer('token-sam')), 403, 'JCT_FORBIDDEN');
-      expect((await execute('secure.Payroll', bearer('token-fiona'))).statusCode).to.equal(200);
+      expectError(await execute('secure.Payroll', bearer(tokens.sam)), 403, 'JCT_FORBIDDEN');
+      expect((await execute('secure.Payroll', bearer(tokens.fiona))).statusCode).to.equal(200);
     });
 
     it('guards every operation on its contexts', async () => {
@@ -43,10 +44,8 @@ describe('plugins/flux/api: access', () => {
       for (const op of ops) {
         const label = `${op.method} ${op.url}`;
         expect((await app!.inject(op)).statusCode, label).to.equal(401);
-        expect((await app!.inject({ ...op, headers: bearer('token-sam') })).statusCode, label).to.equal(403);
-        expect((await app!.inject({ ...op, headers: bearer('token-fiona') })).statusCode, label).to.equal(
-          200,
-        );
+        expect((await app!.inject({ ...op, headers: bearer(tokens.sam) })).statusCode, label).to.equal(403);
+        expect((await app!.inject({ ...op, headers: bearer(tokens.fiona) })).statusCode, label).to.equal(200);
       }
     });
 
@@ -57,25 +56,27 @@ describe('plugins/flux/api: access', () => {
           (c) => c.id,
         );
       expect(await ids()).to.deep.equal([open]);
-      expect(await ids(bearer('token-sam'))).to.deep.equal([open]);
-      expect(await ids(bearer('token-fiona'))).to.deep.equal([open, payroll]);
+      expect(await ids(bearer(tokens.sam))).to.deep.equal([open]);
+      expect(await ids(bearer(tokens.fiona))).to.deep.equal([open, payroll]);
     });
 
     it('passes the caller to the engine for a broadcast event', async () => {
-      const { app: a, engine } = await fluxApp();
+      await app!.stop();
+      const { app: a, engine, tokens: t } = await fluxApp();
       app = a;
+      tokens = t;
       await a.inject({
         method: 'POST',
         url: '/flux-api/event',
         payload: { event: 'pay' },
-        headers: bearer('token-fiona'),
+        headers: bearer(tokens.fiona),
       });
       expect(engine.calls.at(-1)!.args).to.deep.include({ user: { username: 'fiona', groups: ['finance'] } });
     });
   });
 
   it('answers an invalid token with 401 even where no token is needed', async () => {
-    ({ app } = await fluxApp());
+    ({ app, tokens } = await fluxApp());
     const res = await execute('approval.OrderApproval', bearer('forged'));
     expectError(res, 401, 'JCT_AUTH_INVALID_TOKEN');
     expect(res.headers['www-authenticate']).to.contain('invalid_token');
@@ -87,7 +88,7 @@ describe('plugins/flux/api: access', () => {
   });
 
   it('with flux.require-auth, needs a token for every call', async () => {
-    ({ app } = await fluxApp({ config: { flux: { 'require-auth': true } } }));
+    ({ app, tokens } = await fluxApp({ config: { flux: { 'require-auth': true } } }));
     expectError(await execute('approval.OrderApproval'), 401, 'JCT_UNAUTHORIZED');
     expectError(await app.inject('/flux-api/contexts'), 401, 'JCT_UNAUTHORIZED');
     expectError(
@@ -100,25 +101,25 @@ describe('plugins/flux/api: access', () => {
       401,
       'JCT_UNAUTHORIZED',
     );
-    const ok = await execute('approval.OrderApproval', bearer('token-sam'));
+    const ok = await execute('approval.OrderApproval', bearer(tokens.sam));
     expect(ok.statusCode).to.equal(200);
     expect(
-      (await app.inject({ url: '/flux-api/contexts', headers: bearer('token-sam') })).json(),
+      (await app.inject({ url: '/flux-api/contexts', headers: bearer(tokens.sam) })).json(),
     ).to.have.length(1);
   });
 
   describe('without the auth plugin', () => {
     it('serves anonymous callers, refuses tokens it cannot check and workflows with access', async () => {
-      ({ app } = await fluxApp({ auth: false }));
+      ({ app, tokens } = await fluxApp({ auth: false }));
       expect((await execute('approval.OrderApproval')).statusCode).to.equal(200);
-      expectError(await execute('approval.OrderApproval', bearer('token-fiona')), 401, 'JCT_UNAUTHORIZED');
+      expectError(await execute('approval.OrderApproval', bearer(tokens.fiona)), 401, 'JCT_UNAUTHORIZED');
       expectError(await execute('secure.Payroll'), 401, 'JCT_UNAUTHORIZED');
     });
 
     it('refuses to start with flux.require-auth', async () => {
       let error: Error | undefined;
       try {
-        ({ app } = await fluxApp({ auth: false, config: { flux: { 'require-auth': true } } }));
+        ({ app, tokens } = await fluxApp({ auth: false, config: { flux: { 'require-auth': true } } }));
       } catch (err) {
         error = err as Error;
       }

@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { JunctionError } from '../../../../core/errors.js';
-import type { JunctionPlugin } from '../../../../core/plugins/types.js';
-import type { UserRef } from '../../../../core/services/types.js';
-import { AUTH_VERIFIER, type AccessRule, type BearerVerifier } from '../../../../plugins/auth/types.js';
+import type { Junction } from '../../../../core/app.js';
+import type { UserEntry } from '../../../../core/config/schema.js';
+import { hashPassword } from '../../../../core/password.js';
+import { createAuthPlugin } from '../../../../plugins/auth/index.js';
 import { createFluxPlugin } from '../../../../plugins/flux/index.js';
 import { testApp, type TestAppOptions } from '../../../helpers.js';
 import { MemoryFluxEngine, type TestWorkflow } from './memory-engine.js';
@@ -48,53 +48,52 @@ export const WORKFLOWS: TestWorkflow[] = [
   },
 ];
 
-export const USERS: Record<string, UserRef> = {
-  'token-fiona': { username: 'fiona', groups: ['finance'] },
-  'token-sam': { username: 'sam', groups: ['sales'] },
-};
+const PASSWORDS = { fiona: 'fiona-pw', sam: 'sam-pw' } as const;
+let users: UserEntry[] | undefined;
 
-/** A stand-in for the auth plugin's verifier: fixed tokens, same rules and errors. */
-export const testAuthPlugin: JunctionPlugin = {
-  name: 'auth',
-  register(app) {
-    const allows = (user: UserRef, rule: AccessRule) =>
-      (rule.users === undefined || rule.users.includes(user.username)) &&
-      (rule.groups === undefined || rule.groups.some((g) => user.groups.includes(g)));
-    const verifier: BearerVerifier = {
-      async authenticate(header) {
-        if (header === undefined) return undefined;
-        const user = USERS[header.replace(/^Bearer /, '')];
-        if (!user || !header.startsWith('Bearer '))
-          throw new JunctionError('JCT_AUTH_INVALID_TOKEN', 401, 'the bearer token is invalid', {
-            headers: { 'WWW-Authenticate': 'Bearer realm="junction", error="invalid_token"' },
-          });
-        return user;
-      },
-      async require(header, rule) {
-        const user = await this.authenticate(header);
-        if (!user) throw new JunctionError('JCT_UNAUTHORIZED', 401, 'token required');
-        if (rule && !allows(user, rule)) throw new JunctionError('JCT_FORBIDDEN', 403, 'denied');
-        return user;
-      },
-      allows,
-      user: () => undefined,
-    };
-    app.container.register(AUTH_VERIFIER, { useValue: verifier });
-  },
-};
+/** fiona (finance) and sam (sales); hashed once per run (scrypt is slow). */
+async function testUsers(): Promise<UserEntry[]> {
+  users ??= [
+    { username: 'fiona', password: await hashPassword(PASSWORDS.fiona), groups: ['finance'] },
+    { username: 'sam', password: await hashPassword(PASSWORDS.sam), groups: ['sales'] },
+  ];
+  return users;
+}
+
+/** An access token of `username` from the real token endpoint. */
+export async function login(app: Junction, username: keyof typeof PASSWORDS): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'password',
+      username,
+      password: PASSWORDS[username],
+      client_id: 'junction',
+      client_secret: 'junction',
+    }).toString(),
+  });
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { access_token: string }).access_token;
+}
 
 export interface FluxTestOptions extends TestAppOptions {
   auth?: boolean;
 }
 
-/** An app with the flux plugin over a MemoryFluxEngine, and (by default) a verifier. */
+/** An app with the flux plugin over a MemoryFluxEngine and (by default) the auth plugin. */
 export async function fluxApp(options: FluxTestOptions = {}) {
   const engine = new MemoryFluxEngine(WORKFLOWS);
   const flux = createFluxPlugin(() => ({ engine, start: async () => {}, stop: async () => {} }));
-  const plugins =
-    options.auth === false ? [{ plugin: flux }] : [{ plugin: testAuthPlugin }, { plugin: flux }];
-  const app = await testApp({ ...options, plugins });
-  return { app, engine };
+  if (options.auth === false) {
+    const app = await testApp({ ...options, plugins: [{ plugin: flux }] });
+    return { app, engine, tokens: { fiona: 'unverifiable', sam: 'unverifiable' } };
+  }
+  const auth = createAuthPlugin({ announce: () => {} });
+  const config = { ...options.config, users: await testUsers() };
+  const app = await testApp({ ...options, config, plugins: [{ plugin: auth }, { plugin: flux }] });
+  return { app, engine, tokens: { fiona: await login(app, 'fiona'), sam: await login(app, 'sam') } };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
