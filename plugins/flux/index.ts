@@ -13,7 +13,10 @@ export interface FluxEngineHost {
   stop(): Promise<void>;
 }
 
-/** Builds the engine during `register` (so its deploy hook sees the first deploy). */
+/**
+ * Builds the engine during `register`, installing its deploy hook and `ctx.flux.sendEvent` (so it
+ * sees the first deploy).
+ */
 export type FluxEngineFactory = (app: JunctionApp) => FluxEngineHost | Promise<FluxEngineHost>;
 
 /**
@@ -41,9 +44,6 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
       host = engineHost;
       const access = new FluxAccess(junction.config.flux['require-auth'], () => verifier);
       registerFluxApi(junction, engineHost.engine, access);
-      junction.services.provideHostFunction('flux.sendEvent', (args, caller) =>
-        engineHost.engine.sendEvent({ ...sendEventArgs(args), user: caller.user }),
-      );
     },
     async start() {
       if (!app || !host) throw new PluginError('the flux plugin was not registered');
@@ -60,30 +60,6 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
       if (host && started) await host.stop();
       started = false;
     },
-  };
-}
-
-/** `ctx.flux.sendEvent({event, input, tags, contextId})` from a service: checked like the API. */
-function sendEventArgs(args: unknown): {
-  event: string;
-  input?: Record<string, unknown>;
-  tags?: string[];
-  contextId?: number;
-} {
-  const a = (args ?? {}) as Record<string, unknown>;
-  const bad = (what: string) => new PluginError(`ctx.flux.sendEvent: ${what}`);
-  if (typeof a.event !== 'string' || a.event.length === 0) throw bad('"event" must be a non-empty string');
-  if (a.input !== undefined && (typeof a.input !== 'object' || a.input === null || Array.isArray(a.input)))
-    throw bad('"input" must be an object');
-  if (a.tags !== undefined && (!Array.isArray(a.tags) || a.tags.some((t) => typeof t !== 'string')))
-    throw bad('"tags" must be an array of strings');
-  if (a.contextId !== undefined && (!Number.isSafeInteger(a.contextId) || (a.contextId as number) < 1))
-    throw bad('"contextId" must be a positive integer');
-  return {
-    event: a.event,
-    ...(a.input === undefined ? {} : { input: a.input as Record<string, unknown> }),
-    ...(a.tags === undefined ? {} : { tags: a.tags as string[] }),
-    ...(a.contextId === undefined ? {} : { contextId: a.contextId as number }),
   };
 }
 
