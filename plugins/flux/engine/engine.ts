@@ -1,0 +1,416 @@
+/**
+ * The workflow engine (the FluxEngine contract of types.ts). It takes its dependencies so tests
+ * run it on memory storage with a FakeClock: `install()` during plugin registration (deploy hook,
+ * `ctx.flux.sendEvent`), `start()` once packages are deployed (recovery, timers), `stop()`.
+ *
+ * Every change runs inside the context's serializer and resolves after its durable batch.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../../../core/clock.js';
+import type { JunctionEvents } from '../../../core/events.js';
+import { ANONYMOUS, type ServiceRegistry } from '../../../core/services/types.js';
+import type { Store } from '../../../core/storage/types.js';
+import { DefinitionRegistry } from '../definitions/registry.js';
+import type { FluxDefinition } from '../definitions/types.js';
+import {
+  ContextFinishedError,
+  ContextNotFoundError,
+  PackageNotFoundError,
+  StateNotFoundError,
+  WorkflowNotFoundError,
+} from '../errors.js';
+import { ContextStore } from '../store/context-store.js';
+import { IdempotencyStore } from '../store/idempotency.js';
+import { listContexts } from '../store/listing.js';
+import { contextView, FINISHED, stateContextView, type ContextRecord } from '../store/record.js';
+import { TimerScheduler } from '../timers/scheduler.js';
+import { EventDispatcher } from './event-dispatcher.js';
+import { FluxMetrics } from './metrics.js';
+import { KeyedSerializer, mapLimit } from './serializer.js';
+import { StepRunner, type Work } from './step-runner.js';
+import type {
+  ContextFilter,
+  ContextRef,
+  EventRequest,
+  EventResult,
+  ExecuteRequest,
+  FluxContextView,
+  FluxDefinitionView,
+  FluxEngine,
+  StateContext,
+} from './types.js';
+import { checkTags, parseSendEventArgs } from './validate.js';
+
+export interface FluxEngineOptions {
+  /** IANA zone of cron transitions (default UTC; the plugin passes `server.timezone`). */
+  timezone?: string;
+  /** How far ahead timers are held in memory (default 5 minutes). */
+  timerHorizonMs?: number;
+  /** Timing wheel resolution (default 10 ms). */
+  timerTickMs?: number;
+  /** Transitions one run may take without waiting before the context fails (default 1000). */
+  maxStepsPerRun?: number;
+  /** Contexts an event, a recovery or due timers work on at once (default 32). */
+  concurrency?: number;
+}
+
+export interface FluxEngineDeps {
+  services: ServiceRegistry;
+  /** `app.storage.store('flux')`. */
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: Registry;
+  events: JunctionEvents;
+  options?: FluxEngineOptions;
+}
+
+export class FluxEngineImpl implements FluxEngine {
+  readonly definitions: DefinitionRegistry;
+  readonly contexts: ContextStore;
+  readonly scheduler: TimerScheduler;
+  private readonly idempotency: IdempotencyStore;
+  private readonly serializer = new KeyedSerializer();
+  private readonly runner: StepRunner;
+  private readonly dispatcher: EventDispatcher;
+  private readonly metrics: FluxMetrics;
+  private readonly concurrency: number;
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly dueTimers = new TimerQueue();
+  private timersRunning = 0;
+  private started = false;
+
+  constructor(private readonly deps: FluxEngineDeps) {
+    const o = deps.options ?? {};
+    this.concurrency = o.concurrency ?? 32;
+    this.definitions = new DefinitionRegistry(deps.store.store('definitions'));
+    this.contexts = new ContextStore(deps.store);
+    this.idempotency = new IdempotencyStore(deps.store.store('idempotency'));
+    this.scheduler = new TimerScheduler(deps.clock, this.contexts, (id, at) => this.timerDue(id, at), {
+      ...(o.timerHorizonMs ? { horizonMs: o.timerHorizonMs } : {}),
+      ...(o.timerTickMs ? { tickMs: o.timerTickMs } : {}),
+      onLateness: (ms) => this.metrics.timerLateness.observe(ms / 1000),
+      onError: (err) => deps.logger.error({ err }, 'loading workflow timers failed'),
+    });
+    this.metrics = new FluxMetrics(deps.metrics, {
+      timers: () => this.scheduler.size,
+      active: () => this.serializer.size,
+    });
+    this.runner = new StepRunner({
+      services: deps.services,
+      store: this.contexts,
+      clock: deps.clock,
+      events: deps.events,
+      metrics: this.metrics,
+      timezone: o.timezone ?? 'UTC',
+      maxSteps: o.maxStepsPerRun ?? 1000,
+      onDeadline: (id, at) => this.scheduler.schedule(id, at),
+    });
+    this.dispatcher = new EventDispatcher({
+      contexts: this.contexts,
+      definitions: this.definitions,
+      idempotency: this.idempotency,
+      serializer: this.serializer,
+      concurrency: this.concurrency,
+      withContext: (id, fn) => this.withContext(id, fn),
+      deliver: (work, event) => this.runner.deliver(work, event),
+      start: (def, request, extraVars, extraOps) => this.startContext(def, request, extraVars, extraOps),
+      onBackgroundError: (err, id) =>
+        deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
+    });
+  }
+
+  /** Adds the deploy hook and `ctx.flux.sendEvent`; call during plugin registration. */
+  install(): void {
+    this.deps.services.addDeployHook(this.definitions.deployHook());
+    this.deps.services.provideHostFunction('flux.sendEvent', async (args, caller) =>
+      this.dispatcher.send({ ...parseSendEventArgs(args), user: caller.user }, true),
+    );
+  }
+
+  /** Resumes contexts caught mid-step and loads timers (overdue ones fire). */
+  async start(): Promise<void> {
+    const t0 = performance.now();
+    await this.contexts.open();
+    const running: number[] = [];
+    for await (const id of this.contexts.ids('status', 'RUNNING', true)) running.push(id);
+    await mapLimit(running, this.concurrency, (id) =>
+      this.withContext(id, async () => undefined).catch((err: unknown) =>
+        this.deps.logger.error({ err, contextId: id }, 'resuming a workflow context failed'),
+      ),
+    );
+    this.started = true;
+    const overdue = await this.scheduler.start();
+    const ms = Math.round(performance.now() - t0);
+    this.deps.logger.info(
+      { rerun: running.length, overdueTimers: overdue, ms },
+      `flux engine recovered ${running.length + overdue} contexts (${running.length} re-run mid-step, ${overdue} overdue timers) in ${ms} ms`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.scheduler.stop();
+    this.dueTimers.clear();
+    await this.serializer.idle();
+  }
+
+  async execute(request: ExecuteRequest): Promise<ContextRef> {
+    const def = this.liveDefinition(request.packageName, request.fluxName);
+    const startState = request.startState ?? def.states[0]!.name;
+    if (!def.byName.has(startState)) {
+      throw new StateNotFoundError(`workflow ${request.fluxName} has no state "${startState}"`);
+    }
+    checkTags(request.tags);
+    const key = request.idempotencyKey;
+    if (key === undefined) return this.startContext(def, { ...request, startState });
+    return this.once(`execute:${key}`, async () => {
+      const seen = await this.idempotency.getExecute(key);
+      if (seen?.final) return { contextId: seen.contextId, state: seen.state };
+      if (seen) {
+        // The first request is still running (or was cut short by a crash): answer where it is now.
+        const view = await this.serializer.run(seen.contextId, () => this.contexts.load(seen.contextId));
+        return { contextId: seen.contextId, state: view?.record.currentState ?? seen.state };
+      }
+      return this.startContext(def, { ...request, startState }, {}, (r) => [
+        this.idempotency.executeOp(key, {
+          contextId: r.id,
+          state: r.currentState,
+          final: r.status !== 'RUNNING',
+        }),
+      ]);
+    });
+  }
+
+  sendEvent(request: EventRequest): Promise<EventResult> {
+    return this.dispatcher.send(request, false);
+  }
+
+  async terminate(contextId: number): Promise<void> {
+    await this.withContext(contextId, async (work) => {
+      if (FINISHED.has(work.record.status)) {
+        throw new ContextFinishedError(`context ${contextId} has already finished (${work.record.status})`);
+      }
+      await this.runner.end(work, 'TERMINATED');
+    });
+  }
+
+  async getContext(contextId: number): Promise<FluxContextView | undefined> {
+    const loaded = await this.contexts.load(contextId);
+    return loaded && contextView(loaded.record);
+  }
+
+  async listContexts(filter: ContextFilter): Promise<FluxContextView[]> {
+    const limit = Math.min(1000, Math.max(1, Math.floor(filter.limit)));
+    const page = Math.max(0, Math.floor(filter.page));
+    return (await listContexts(this.contexts, { ...filter, limit, page })).map(contextView);
+  }
+
+  async getStateContext(contextId: number, stateName: string): Promise<StateContext> {
+    const { record, def } = await this.read(contextId);
+    if (!def.byName.has(stateName)) {
+      throw new StateNotFoundError(`workflow ${record.fluxName} has no state "${stateName}"`);
+    }
+    return stateContextView(record, stateName);
+  }
+
+  addTags(contextId: number, tags: string[]): Promise<void> {
+    return this.changeTags(contextId, tags, (current) => [...new Set([...current, ...tags])]);
+  }
+
+  removeTags(contextId: number, tags: string[]): Promise<void> {
+    return this.changeTags(contextId, tags, (current) => current.filter((t) => !tags.includes(t)));
+  }
+
+  async getDefinition(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinitionView> {
+    return (await this.definitionOf(ref)).view;
+  }
+
+  async accessOf(
+    ref: { fluxName: string } | { contextId: number },
+  ): Promise<{ groups?: string[]; users?: string[] } | undefined> {
+    return (await this.definitionOf(ref)).access;
+  }
+
+  /** Waits until no work is in progress (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.serializer.size > 0 || this.timersRunning > 0 || this.dueTimers.length > 0) {
+      await this.serializer.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private async changeTags(
+    contextId: number,
+    tags: string[],
+    change: (current: string[]) => string[],
+  ): Promise<void> {
+    checkTags(tags);
+    await this.withContext(contextId, async (work) => {
+      const next = change(work.record.tags);
+      if (next.length === work.record.tags.length && next.every((t, i) => t === work.record.tags[i])) return;
+      work.record.tags = next;
+      await this.runner.persist(work);
+    });
+  }
+
+  private async definitionOf(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinition> {
+    if ('contextId' in ref && ref.contextId !== undefined) return (await this.read(ref.contextId)).def;
+    const fluxName = (ref as { fluxName: string }).fluxName;
+    const def = this.definitions.find(fluxName);
+    if (!def) throw new WorkflowNotFoundError(`no workflow ${fluxName} is deployed`);
+    return def;
+  }
+
+  private async read(contextId: number): Promise<{ record: ContextRecord; def: FluxDefinition }> {
+    const loaded = await this.contexts.load(contextId);
+    if (!loaded) throw new ContextNotFoundError(`no context ${contextId}`);
+    const r = loaded.record;
+    return { record: r, def: await this.definitions.version(r.packageName, r.fluxName, r.definitionVersion) };
+  }
+
+  private liveDefinition(packageName: string, fluxName: string): FluxDefinition {
+    if (!this.definitions.hasPackage(packageName) && !this.deps.services.hasPackage(packageName)) {
+      throw new PackageNotFoundError(`no package ${packageName} is deployed`);
+    }
+    const def = this.definitions.get(packageName, fluxName);
+    if (!def) throw new WorkflowNotFoundError(`package ${packageName} has no workflow ${fluxName}`);
+    return def;
+  }
+
+  /**
+   * Runs `fn` on a context inside its serializer. A context found RUNNING there was caught
+   * mid-step (by a crash): it is run to rest first, so `fn` always sees a context at rest.
+   */
+  private withContext<T>(contextId: number, fn: (work: Work) => Promise<T>): Promise<T> {
+    return this.serializer.run(contextId, async () => {
+      const loaded = await this.contexts.load(contextId);
+      if (!loaded) throw new ContextNotFoundError(`no context ${contextId}`);
+      const r = loaded.record;
+      const def = await this.definitions.version(r.packageName, r.fluxName, r.definitionVersion);
+      const work: Work = { stored: loaded, record: r, def, emits: [], dirty: false };
+      if (r.status === 'RUNNING') await this.runner.run(work);
+      return fn(work);
+    });
+  }
+
+  /** Creates a context RUNNING in its start state and runs it to rest. */
+  private startContext(
+    def: FluxDefinition,
+    request: Pick<ExecuteRequest, 'startState' | 'input' | 'tags' | 'user'>,
+    extraVars: Record<string, unknown> = {},
+    extraOps?: Work['extraOps'],
+  ): Promise<ContextRef> {
+    const id = this.contexts.allocateId();
+    const now = this.deps.clock.now();
+    const start = def.byName.get(request.startState ?? def.states[0]!.name)!;
+    const input = { ...(request.input ?? {}) };
+    const record: ContextRecord = {
+      id,
+      packageName: def.packageName,
+      fluxName: def.fluxName,
+      definitionVersion: def.version,
+      startState: start.name,
+      currentState: start.name,
+      status: 'RUNNING',
+      nextRun: 0,
+      nextTransition: -1,
+      awaiting: [],
+      tags: [...new Set(request.tags ?? [])],
+      input,
+      vars: { ...input, ...extraVars },
+      event: null,
+      user: request.user ?? ANONYMOUS,
+      stateContexts: [{ name: start.name, transitions: [] }],
+      executionHistory: [{ fluxName: def.fluxName, stateName: start.name, stateIndex: start.index }],
+      createdAt: now,
+      updatedAt: now,
+    };
+    const payload = {
+      contextId: id,
+      fluxName: def.fluxName,
+      packageName: def.packageName,
+      state: start.name,
+    };
+    const work: Work = {
+      stored: undefined,
+      record,
+      def,
+      ...(extraOps ? { extraOps } : {}),
+      dirty: true,
+      emits: [
+        () => {
+          this.metrics.started.inc();
+          this.deps.events.emit('flux.context.started', payload);
+        },
+      ],
+    };
+    return this.serializer.run(id, async () => {
+      await this.runner.run(work);
+      return { contextId: id, state: record.currentState };
+    });
+  }
+
+  /** De-duplicates concurrent requests with the same idempotency key in this process. */
+  private once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const pending = this.inflight.get(key);
+    if (pending) return pending as Promise<T>;
+    const p = fn().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  /** A deadline fell due: queued, then run with bounded concurrency (a restart may find many). */
+  private timerDue(id: number, deadline: number): void {
+    this.dueTimers.push(id, deadline);
+    this.drainTimers();
+  }
+
+  private drainTimers(): void {
+    while (this.started && this.timersRunning < this.concurrency && this.dueTimers.length > 0) {
+      const [id, deadline] = this.dueTimers.shift();
+      this.timersRunning++;
+      this.withContext(id, (work) => this.runner.fire(work, deadline))
+        .catch((err: unknown) => {
+          if (!(err instanceof ContextNotFoundError)) {
+            this.deps.logger.error({ err, contextId: id }, 'a workflow timer failed');
+          }
+        })
+        .finally(() => {
+          this.timersRunning--;
+          this.drainTimers();
+        });
+    }
+  }
+}
+
+/** A FIFO of due `[id, deadline]` pairs that stays O(1) per operation at a million entries. */
+class TimerQueue {
+  private items: number[] = [];
+  private head = 0;
+
+  get length(): number {
+    return (this.items.length - this.head) / 2;
+  }
+
+  push(id: number, deadline: number): void {
+    this.items.push(id, deadline);
+  }
+
+  shift(): [number, number] {
+    const pair: [number, number] = [this.items[this.head]!, this.items[this.head + 1]!];
+    this.head += 2;
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return pair;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
