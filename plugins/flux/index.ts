@@ -1,7 +1,8 @@
 import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
-import { PluginError, UnavailableError } from '../../core/errors.js';
+import { PluginError } from '../../core/errors.js';
 import { AUTH_VERIFIER, type BearerVerifier } from '../auth/types.js';
 import { FluxAccess, registerFluxApi } from './api/index.js';
+import { FluxEngineImpl } from './engine/engine.js';
 import type { FluxEngine } from './engine/types.js';
 
 /** An engine with its lifecycle, as the plugin drives it. */
@@ -63,22 +64,19 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
   };
 }
 
-/** Until the engine ships in this build, every engine call answers 503. */
-const unavailable: FluxEngineFactory = () => {
-  const fail = () => Promise.reject(new UnavailableError('the workflow engine is not available'));
-  const engine: FluxEngine = {
-    execute: fail,
-    sendEvent: fail,
-    terminate: fail,
-    getContext: fail,
-    listContexts: fail,
-    getStateContext: fail,
-    addTags: fail,
-    removeTags: fail,
-    getDefinition: fail,
-    accessOf: fail,
-  };
-  return { engine, start: async () => {}, stop: async () => {} };
+/** The engine of this build, on the `flux` store of the app's storage. */
+export const createEngineHost: FluxEngineFactory = (app) => {
+  const engine = new FluxEngineImpl({
+    services: app.services,
+    store: app.storage.store('flux'),
+    clock: app.clock,
+    logger: app.logger.child({ component: 'flux' }),
+    metrics: app.metrics,
+    events: app.events,
+    options: { timezone: app.config.server.timezone },
+  });
+  engine.install();
+  return { engine, start: () => engine.start(), stop: () => engine.stop() };
 };
 
-export default createFluxPlugin(unavailable);
+export default createFluxPlugin(createEngineHost);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { JunctionApp } from '../../../core/plugins/types.js';
 import type { EventResult, FluxEngine } from '../engine/types.js';
 import type { FluxAccess } from './access.js';
+import { BroadcastGuard } from './broadcast-guard.js';
 import { idempotencyKey, splitTags } from './params.js';
 import {
   contextIdParam,
@@ -33,6 +34,7 @@ interface EventBody {
  * resolved, and the engine resolves only once the change is durable.
  */
 export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: FluxAccess): void {
+  const broadcasts = new BroadcastGuard(engine, app.services, access);
   app.route({
     method: 'POST',
     url: '/flux-api/:package/execute',
@@ -103,12 +105,14 @@ export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: 
     handler: async (request: FastifyRequest) => {
       const { contextId } = request.query as { contextId?: number };
       const body = request.body as EventBody;
-      // One context: its workflow's access rule. A broadcast: the engine gets the caller and
-      // reaches only the contexts (and triggers) the caller may use.
-      const user =
-        contextId === undefined
-          ? await access.caller(request)
-          : await access.authorize(request, () => engine.accessOf({ contextId }));
+      // One context: its workflow's access rule. A broadcast: every workflow it may reach.
+      let user;
+      if (contextId === undefined) {
+        user = await access.caller(request);
+        await broadcasts.check(body.event, user);
+      } else {
+        user = await access.authorize(request, () => engine.accessOf({ contextId }));
+      }
       const tags = splitTags(body.tags);
       const result = await engine.sendEvent({
         event: body.event,

@@ -60,18 +60,25 @@ describe('plugins/flux/api: access', () => {
       expect(await ids(bearer(tokens.fiona))).to.deep.equal([open, payroll]);
     });
 
-    it('passes the caller to the engine for a broadcast event', async () => {
-      await app!.stop();
-      const { app: a, engine, tokens: t } = await fluxApp();
-      app = a;
-      tokens = t;
-      await a.inject({
+    it('refuses a broadcast that may reach it to a caller it does not allow', async () => {
+      const pay = (headers: Record<string, string> = {}) =>
+        app!.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'pay' }, headers });
+      expectError(await pay(), 401, 'JCT_UNAUTHORIZED');
+      expectError(await pay(bearer(tokens.sam)), 403, 'JCT_FORBIDDEN');
+      const context = async () =>
+        (
+          await app!.inject({ url: `/flux-api/context?contextId=${payroll}`, headers: bearer(tokens.fiona) })
+        ).json();
+      expect((await context()).currentState).to.equal('wait');
+      const ok = await pay(bearer(tokens.fiona));
+      expect(ok.json().transitions).to.deep.equal([{ contextId: payroll, state: 'paid' }]);
+      // An event no protected workflow listens to goes out to anyone.
+      const open = await app!.inject({
         method: 'POST',
         url: '/flux-api/event',
-        payload: { event: 'pay' },
-        headers: bearer(tokens.fiona),
+        payload: { event: 'approve' },
       });
-      expect(engine.calls.at(-1)!.args).to.deep.include({ user: { username: 'fiona', groups: ['finance'] } });
+      expect(open.statusCode).to.equal(200);
     });
   });
 

@@ -1,52 +1,58 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Junction } from '../../../../core/app.js';
 import type { UserEntry } from '../../../../core/config/schema.js';
 import { hashPassword } from '../../../../core/password.js';
 import { createAuthPlugin } from '../../../../plugins/auth/index.js';
-import { createFluxPlugin } from '../../../../plugins/flux/index.js';
+import { createEngineHost, createFluxPlugin } from '../../../../plugins/flux/index.js';
 import { testApp, type TestAppOptions } from '../../../helpers.js';
-import { MemoryFluxEngine, type TestWorkflow } from './memory-engine.js';
 
-/** The workflows every API test uses. */
-export const WORKFLOWS: TestWorkflow[] = [
-  {
-    packageName: 'orders',
-    fluxName: 'approval.OrderApproval',
-    comment: 'Approves an order',
-    triggers: ['order.created'],
-    states: [
-      {
-        name: 'await',
-        transitions: [
-          { event: 'approve', to: 'approved' },
-          { event: 'reject', to: 'rejected' },
-        ],
-      },
-      { name: 'approved' },
-      { name: 'rejected' },
-    ],
-  },
-  {
-    packageName: 'orders',
-    fluxName: 'approval.Reminder',
-    states: [
-      {
-        name: 'remind',
-        transitions: [
-          { after: 'PT1H', to: 'done' },
-          { event: '$else', to: 'remind' },
-        ],
-      },
-      { name: 'done' },
-    ],
-  },
-  {
-    packageName: 'orders',
-    fluxName: 'secure.Payroll',
-    access: { groups: ['finance'] },
-    states: [{ name: 'wait', transitions: [{ event: 'pay', to: 'paid' }] }, { name: 'paid' }],
-  },
-];
+/** The package every API test deploys: `orders`, three workflows without code. */
+export const WORKFLOWS: Record<string, string> = {
+  'approval/OrderApproval': `
+comment: Approves an order
+triggers: [order.created]
+states:
+  - name: await
+    transitions:
+      - { event: approve, to: approved }
+      - { event: reject, to: rejected }
+  - name: approved
+  - name: rejected
+`,
+  'approval/Reminder': `
+states:
+  - name: remind
+    transitions:
+      - { after: PT1H, to: done }
+      - { event: $else, to: remind }
+  - name: done
+`,
+  'secure/Payroll': `
+access: { groups: [finance] }
+states:
+  - name: wait
+    transitions:
+      - { event: pay, to: paid }
+  - name: paid
+`,
+};
+
+function writePackage(servicesDir: string): void {
+  const dir = join(servicesDir, 'orders');
+  writeFileSync(join(mkdir(dir), 'package.yaml'), 'name: orders\nversion: 1.0.0\n');
+  for (const [path, text] of Object.entries(WORKFLOWS)) {
+    const file = join(dir, 'flux', `${path}.flux.yaml`);
+    mkdir(dirname(file));
+    writeFileSync(file, text);
+  }
+}
+
+function mkdir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 const PASSWORDS = { fiona: 'fiona-pw', sam: 'sam-pw' } as const;
 let users: UserEntry[] | undefined;
@@ -82,18 +88,20 @@ export interface FluxTestOptions extends TestAppOptions {
   auth?: boolean;
 }
 
-/** An app with the flux plugin over a MemoryFluxEngine and (by default) the auth plugin. */
+/** An app with the real flux plugin, the `orders` package deployed, and (by default) auth. */
 export async function fluxApp(options: FluxTestOptions = {}) {
-  const engine = new MemoryFluxEngine(WORKFLOWS);
-  const flux = createFluxPlugin(() => ({ engine, start: async () => {}, stop: async () => {} }));
-  if (options.auth === false) {
-    const app = await testApp({ ...options, plugins: [{ plugin: flux }] });
-    return { app, engine, tokens: { fiona: 'unverifiable', sam: 'unverifiable' } };
-  }
-  const auth = createAuthPlugin({ announce: () => {} });
-  const config = { ...options.config, users: await testUsers() };
-  const app = await testApp({ ...options, config, plugins: [{ plugin: auth }, { plugin: flux }] });
-  return { app, engine, tokens: { fiona: await login(app, 'fiona'), sam: await login(app, 'sam') } };
+  const flux = createFluxPlugin(createEngineHost);
+  const auth = options.auth === false ? [] : [{ plugin: createAuthPlugin({ announce: () => {} }) }];
+  const app = await testApp({
+    ...options,
+    config: { ...options.config, users: await testUsers(), hotDeploy: { enabled: false } },
+    plugins: [...auth, { plugin: flux }],
+    start: false,
+  });
+  writePackage(app.config.servicesDir);
+  await app.start({ listen: false });
+  if (options.auth === false) return { app, tokens: { fiona: 'unverifiable', sam: 'unverifiable' } };
+  return { app, tokens: { fiona: await login(app, 'fiona'), sam: await login(app, 'sam') } };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
