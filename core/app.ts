@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -15,6 +16,7 @@ import { Lifecycle, type LifecycleState } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
 import type { JunctionApp, JunctionPlugin } from './plugins/types.js';
+import { createSandbox } from './sandbox/index.js';
 import type { Sandbox, SandboxHost } from './sandbox/types.js';
 import { SandboxHostRelay } from './services/host.js';
 import { PackageRegistry } from './services/registry.js';
@@ -92,7 +94,15 @@ export class Junction implements JunctionApp {
     container.register(Tokens.Events, { useValue: events });
     // The sandbox calls back into the registry, which needs the sandbox: a relay breaks the cycle.
     const host = new SandboxHostRelay();
-    const makeSandbox = options.sandbox ?? ((h: SandboxHost) => unavailableSandbox(h));
+    const makeSandbox =
+      options.sandbox ??
+      ((h: SandboxHost) =>
+        createSandbox({
+          ...config.sandbox,
+          threads: config.sandbox.threads ?? availableParallelism(),
+          host: h,
+          logger: logger.child({ component: 'sandbox' }),
+        }));
     container.register(Tokens.SandboxPool, { useValue: makeSandbox(host) });
     const services = container.resolve(PackageRegistry);
     host.bind(services.host);
@@ -241,10 +251,4 @@ function pluginFailure(name: string, phase: string, err: unknown): Error {
 /** Builds an unstarted server from a loaded configuration. */
 export function buildApp(config: JunctionConfig, options: BuildOptions = {}): Promise<Junction> {
   return Junction.create(config, options);
-}
-
-/** Until the worker pool lands: every package fails to load with a clear message. */
-function unavailableSandbox(_host: SandboxHost): Sandbox {
-  const reject = () => Promise.reject(new Error('the sandbox is not available in this build'));
-  return { inspect: reject, call: reject, evaluate: reject, forget() {}, close: async () => {} };
 }

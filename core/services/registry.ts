@@ -7,7 +7,8 @@ import type { JunctionConfig } from '../config/schema.js';
 import type { JunctionEvents } from '../events.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { Tokens } from '../tokens.js';
-import { InvokeTooDeepError, PackageNotFoundError, ServiceNotFoundError } from './errors.js';
+import { InvokeDepthError } from '../sandbox/errors.js';
+import { PackageNotFoundError, ServiceNotFoundError } from './errors.js';
 import { commitHooks, prepareHooks } from './hooks.js';
 import { RegistryHost } from './host.js';
 import { loadPackage, type LoadedPackage } from './loader.js';
@@ -153,7 +154,7 @@ export class PackageRegistry implements ServiceRegistry {
     const depth = options.depth ?? 0;
     if (depth > this.config.sandbox.maxInvokeDepth) {
       return Promise.reject(
-        new InvokeTooDeepError(
+        new InvokeDepthError(
           `calling ${serviceName}: ctx.invoke nests ${depth} deep, more than sandbox.maxInvokeDepth (${this.config.sandbox.maxInvokeDepth})`,
         ),
       );
