@@ -65,7 +65,7 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
 }
 
 /** The engine of this build, on the `flux` store of the app's storage. */
-export const createEngineHost: FluxEngineFactory = (app) => {
+export const createEngineHost = (app: JunctionApp): FluxEngineHost => {
   const engine = new FluxEngineImpl({
     services: app.services,
     store: app.storage.store('flux'),
