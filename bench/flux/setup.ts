@@ -75,12 +75,15 @@ export interface BenchApp {
  */
 export async function startBenchApp(
   folders: BenchFolders,
-  options: { engineStart?: 'auto' | 'manual'; listen?: boolean } = {},
+  options: { engineStart?: 'auto' | 'manual'; listen?: boolean; timerHorizonMs?: number } = {},
 ): Promise<BenchApp> {
   let engine: FluxEngineImpl | undefined;
   const manual = options.engineStart === 'manual';
   const plugin = createFluxPlugin((app) => {
-    const host = createEngineHost(app);
+    const host = createEngineHost(
+      app,
+      options.timerHorizonMs === undefined ? {} : { timerHorizonMs: options.timerHorizonMs },
+    );
     engine = host.engine as FluxEngineImpl;
     return manual ? { ...host, start: async () => {} } : host;
   });

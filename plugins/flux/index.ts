@@ -2,7 +2,7 @@ import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
 import { PluginError } from '../../core/errors.js';
 import { AUTH_VERIFIER, type BearerVerifier } from '../auth/types.js';
 import { FluxAccess, registerFluxApi } from './api/index.js';
-import { FluxEngineImpl } from './engine/engine.js';
+import { FluxEngineImpl, type FluxEngineOptions } from './engine/engine.js';
 import type { FluxEngine } from './engine/types.js';
 
 /** An engine with its lifecycle, as the plugin drives it. */
@@ -64,8 +64,8 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
   };
 }
 
-/** The engine of this build, on the `flux` store of the app's storage. */
-export const createEngineHost = (app: JunctionApp): FluxEngineHost => {
+/** The engine of this build, on the `flux` store of the app's storage (`options`: benchmarks). */
+export const createEngineHost = (app: JunctionApp, options: FluxEngineOptions = {}): FluxEngineHost => {
   const engine = new FluxEngineImpl({
     services: app.services,
     store: app.storage.store('flux'),
@@ -73,7 +73,7 @@ export const createEngineHost = (app: JunctionApp): FluxEngineHost => {
     logger: app.logger.child({ component: 'flux' }),
     metrics: app.metrics,
     events: app.events,
-    options: { timezone: app.config.server.timezone },
+    options: { timezone: app.config.server.timezone, ...options },
   });
   engine.install();
   return { engine, start: () => engine.start(), stop: () => engine.stop() };
