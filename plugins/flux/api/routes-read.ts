@@ -13,6 +13,7 @@ import {
   definitionSchema,
   errorResponses,
   stateContextSchema,
+  optionalBearer,
 } from './schemas.js';
 
 interface ContextsQuery {
@@ -33,6 +34,7 @@ export function registerReadRoutes(app: JunctionApp, engine: FluxEngine, access:
     schema: {
       summary: 'List contexts, newest first',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: contextsQuery,
       response: { 200: { type: 'array', items: contextSchema }, ...errorResponses },
     },
@@ -59,6 +61,7 @@ export function registerReadRoutes(app: JunctionApp, engine: FluxEngine, access:
     schema: {
       summary: 'Get a context',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: { type: 'object', required: ['contextId'], properties: { contextId: contextIdParam } },
       response: { 200: contextSchema, ...errorResponses },
     },
@@ -79,6 +82,7 @@ export function registerReadRoutes(app: JunctionApp, engine: FluxEngine, access:
     schema: {
       summary: 'Get the state context of one state of a context',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: {
         type: 'object',
         required: ['contextId', 'stateName'],
@@ -99,6 +103,7 @@ export function registerReadRoutes(app: JunctionApp, engine: FluxEngine, access:
     schema: {
       summary: 'Get a workflow definition, by name or by the context running it (contextId wins)',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: {
         type: 'object',
         properties: { fluxName: { type: 'string', minLength: 1 }, contextId: contextIdParam },

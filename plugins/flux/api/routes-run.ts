@@ -13,6 +13,7 @@ import {
   executeResponse,
   idempotencyHeaders,
   messageSchema,
+  optionalBearer,
 } from './schemas.js';
 import { errorSchema } from '../../../core/http/core-routes.js';
 
@@ -41,6 +42,7 @@ export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: 
     schema: {
       summary: 'Start a workflow',
       tags: ['flux'],
+      security: optionalBearer,
       params: {
         type: 'object',
         required: ['package'],
@@ -77,6 +79,7 @@ export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: 
     schema: {
       summary: 'Terminate a running context',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: { type: 'object', required: ['contextId'], properties: { contextId: contextIdParam } },
       response: { 200: messageSchema, ...errorResponses, 409: errorSchema },
     },
@@ -94,6 +97,7 @@ export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: 
     schema: {
       summary: 'Send an event to waiting contexts (and start workflows it triggers)',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: {
         type: 'object',
         properties: { contextId: { ...contextIdParam, description: 'Only this context receives it' } },

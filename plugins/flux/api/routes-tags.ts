@@ -3,7 +3,7 @@ import type { JunctionApp } from '../../../core/plugins/types.js';
 import type { FluxEngine } from '../engine/types.js';
 import type { FluxAccess } from './access.js';
 import { requireTags } from './params.js';
-import { contextIdParam, errorResponses, messageSchema, tagParam } from './schemas.js';
+import { contextIdParam, errorResponses, messageSchema, optionalBearer, tagParam } from './schemas.js';
 
 type TagQuery = { contextId: number; tag: string[] };
 
@@ -29,6 +29,7 @@ export function registerTagRoutes(app: JunctionApp, engine: FluxEngine, access: 
       schema: {
         summary: 'Add tags to a context',
         tags: ['flux'],
+        security: optionalBearer,
         querystring: tagQuery,
         response: { 200: messageSchema, ...errorResponses },
       },
@@ -42,6 +43,7 @@ export function registerTagRoutes(app: JunctionApp, engine: FluxEngine, access: 
     schema: {
       summary: 'Remove tags from a context',
       tags: ['flux'],
+      security: optionalBearer,
       querystring: tagQuery,
       response: { 200: messageSchema, ...errorResponses },
     },

@@ -178,3 +178,6 @@ export const errorResponses = {
   403: errorSchema,
   404: errorSchema,
 } as const;
+
+/** OpenAPI: a bearer token is optional (it elevates the caller; some workflows require one). */
+export const optionalBearer: { [label: string]: string[] }[] = [{}, { bearer: [] }];

@@ -212,6 +212,10 @@ describe('plugins/flux/api: contexts, context, state, tags, definition', () => {
     expect(paths['/flux-api/{package}/execute']).to.have.property('post');
     expect(paths['/flux-api/terminate']).to.have.property('delete');
     expect(paths['/flux-api/event']).to.have.property('post');
+    expect((paths['/flux-api/event']!.post as { security?: unknown }).security).to.deep.equal([
+      {},
+      { bearer: [] },
+    ]);
     expect(paths['/flux-api/contexts']!.get!.parameters!.map((p) => p.name)).to.include.members([
       'fluxName',
       'tag',
