@@ -108,7 +108,7 @@ describe('plugins/flux: kill -9 under load', function () {
     await first.kill();
     await Promise.all(load);
 
-    expect(acked.size, 'contexts acknowledged before the kill').to.be.above(50);
+    expect(acked.size, 'contexts acknowledged before the kill').to.be.above(20);
     const waitForDeadline = lastTimerAck + 1100 - Date.now();
     if (waitForDeadline > 0) await sleep(waitForDeadline);
 
@@ -131,14 +131,14 @@ describe('plugins/flux: kill -9 under load', function () {
 
     // Overdue timers fire at start-up: allow a little for the first steps to run.
     let pending = timers;
-    while (pending.length > 0 && Date.now() - restartedAt < 3000) {
+    while (pending.length > 0 && Date.now() - restartedAt < 5000) {
       const states = await Promise.all(
         pending.map(async (id) => (await server!.request('GET', `/flux-api/context?contextId=${id}`)).json),
       );
       pending = pending.filter((_id, i) => states[i]!.currentState !== 'fired');
       if (pending.length > 0) await sleep(50);
     }
-    expect(pending, 'overdue timers still waiting 3 s after restart').to.deep.equal([]);
+    expect(pending, 'overdue timers still waiting 5 s after restart').to.deep.equal([]);
     const fired = (await server.request('GET', `/flux-api/context?contextId=${timers[0]}`)).json;
     expect(fired).to.include({ currentState: 'fired', status: 'DONE' });
   });
