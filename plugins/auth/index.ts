@@ -1,6 +1,7 @@
 import type { TimerHandle } from '../../core/clock.js';
 import { MAX_ACCESS_TOKEN_TTL, MAX_REFRESH_TOKEN_TTL } from '../../core/config/load.js';
 import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
+import { AuthMetrics } from './auth-metrics.js';
 import { ClientAuthenticator } from './client-authenticator.js';
 import { IssueDateFormatter } from './issue-date.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -78,6 +79,7 @@ export function createAuthPlugin(hooks: AuthPluginHooks = {}): JunctionPlugin {
         },
         new IssueDateFormatter(config.server.timezone),
         logger,
+        new AuthMetrics(junction.metrics, () => tokens!.size),
       );
       const clients = new ClientAuthenticator({
         clientId: config.oauth['client-id'],

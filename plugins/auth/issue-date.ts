@@ -5,6 +5,9 @@
  */
 export class IssueDateFormatter {
   private readonly format: Intl.DateTimeFormat;
+  // formatToParts costs microseconds; every grant in the same second shows the same text.
+  private cachedSecond = NaN;
+  private cachedText = '';
 
   constructor(timeZone: string) {
     this.format = new Intl.DateTimeFormat('en-US', {
@@ -22,6 +25,15 @@ export class IssueDateFormatter {
   }
 
   formatDate(epochMs: number): string {
+    const second = Math.floor(epochMs / 1000);
+    if (second !== this.cachedSecond) {
+      this.cachedText = this.render(epochMs);
+      this.cachedSecond = second;
+    }
+    return this.cachedText;
+  }
+
+  private render(epochMs: number): string {
     const p: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
     for (const part of this.format.formatToParts(epochMs)) p[part.type] = part.value;
     return (

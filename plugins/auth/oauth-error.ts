@@ -22,6 +22,8 @@ export class OAuthError extends Error {
     readonly description: string,
     readonly statusCode = 400,
     readonly headers: Record<string, string> = {},
+    /** A retired refresh token presented again (counted apart in the metrics). */
+    readonly reuse = false,
   ) {
     super(description);
     this.name = 'OAuthError';

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * Tokens are opaque random values: 32 bytes (256 bits) from the CSPRNG, base64url without
@@ -33,7 +33,9 @@ export function isTokenShaped(value: string): boolean {
 
 /** The form in which a token is stored and looked up. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // The one-shot hash is about three times faster than createHash for a short input; this runs on
+  // every bearer check.
+  return hash('sha256', token, 'base64url');
 }
 
 /** A token family (one grant: its access and refresh tokens) id: random, not secret. */

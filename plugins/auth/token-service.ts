@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
+import type { AuthMetrics } from './auth-metrics.js';
 import type { BatchOp } from '../../core/storage/types.js';
 import type { UserRef } from '../../core/services/types.js';
 import type { IssueDateFormatter } from './issue-date.js';
@@ -66,11 +67,13 @@ export class TokenService {
     private readonly lifetimes: Lifetimes,
     private readonly dates: IssueDateFormatter,
     private readonly logger: Logger,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   async passwordGrant(grant: PasswordGrant): Promise<TokenResponse> {
     const wait = this.throttle.retryAfter(grant.username, grant.address);
     if (wait > 0) {
+      this.metrics.grant('password', 'locked');
       throw new OAuthError('invalid_grant', `too many failed logins; try again in ${wait} seconds`, 429, {
         'retry-after': String(wait),
       });
@@ -79,14 +82,28 @@ export class TokenService {
     const user = await this.users.verify(grant.username, grant.password);
     if (user === undefined) {
       this.throttle.recordFailure(grant.username, grant.address);
+      this.metrics.grant('password', 'refused');
       this.logger.info({ username: grant.username, address: grant.address }, 'password grant refused');
       throw new OAuthError('invalid_grant', 'invalid username or password');
     }
     this.throttle.recordSuccess(grant.username);
-    return this.issue(user, grant.clientId, newFamilyId(), scope, scope, []);
+    const answer = await this.issue(user, grant.clientId, newFamilyId(), scope, scope, []);
+    this.metrics.grant('password', 'issued');
+    return answer;
   }
 
   async refreshGrant(grant: RefreshGrant): Promise<TokenResponse> {
+    try {
+      const answer = await this.rotate(grant);
+      this.metrics.grant('refresh_token', 'issued');
+      return answer;
+    } catch (err) {
+      if (err instanceof OAuthError) this.metrics.grant('refresh_token', err.reuse ? 'reuse' : 'refused');
+      throw err;
+    }
+  }
+
+  private async rotate(grant: RefreshGrant): Promise<TokenResponse> {
     const hash = isTokenShaped(grant.refreshToken) ? hashToken(grant.refreshToken) : undefined;
     const record = hash === undefined ? undefined : this.tokens.get(hash);
     if (hash === undefined || record === undefined || record.kind !== 'refresh') {
@@ -103,7 +120,13 @@ export class TokenService {
         { username: record.username, family: record.family },
         'refresh token reused: the grant and all its tokens are revoked',
       );
-      throw new OAuthError('invalid_grant', 'the refresh token was already used; the grant is revoked');
+      throw new OAuthError(
+        'invalid_grant',
+        'the refresh token was already used; the grant is revoked',
+        400,
+        {},
+        true,
+      );
     }
     if (record.expiresAt <= this.clock.now()) {
       await this.tokens.store.batch(this.tokens.remove(hash), { durable: false });

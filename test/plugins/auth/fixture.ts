@@ -56,6 +56,7 @@ export const probePlugin: JunctionPlugin = {
 export interface AuthAppOptions {
   config?: DeepPartial<JunctionConfig>;
   storage?: Storage;
+  clock?: FakeClock;
   logger?: Logger;
   /** Use the configured test users (default) or none (first-start admin). */
   withUsers?: boolean;
@@ -69,12 +70,17 @@ export async function authApp(options: AuthAppOptions = {}): Promise<AuthTestApp
   const config: DeepPartial<JunctionConfig> = { ...options.config };
   if (options.withUsers !== false) config.users = await testUsers();
   const announced = options.announced ?? [];
-  return testApp({
+  if (options.listen) config.server = { ...config.server, host: '127.0.0.1', port: 0 };
+  const app = await testApp({
+    start: false,
     config,
     ...(options.storage ? { storage: options.storage } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     logger: options.logger ?? pino({ level: 'silent' }),
     plugins: [{ plugin: createAuthPlugin({ announce: (t) => announced.push(t) }) }, { plugin: probePlugin }],
   });
+  await app.start({ listen: options.listen === true });
+  return app;
 }
 
 /** A form body; an array value repeats the field. */

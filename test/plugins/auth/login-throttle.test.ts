@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { authApp, CLIENT, PASSWORDS, type AuthTestApp } from './fixture.js';
+
+describe('plugins/auth: brute-force protection of the password grant', () => {
+  let app: AuthTestApp;
+  beforeEach(async () => {
+    app = await authApp({ config: { oauth: { 'max-failed-logins': 3, 'lockout-window': 600 } } });
+  });
+  afterEach(() => app.stop());
+
+  const attempt = (username: string, password: string, address = '127.0.0.1') =>
+    app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      remoteAddress: address,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ grant_type: 'password', username, password, ...CLIENT }).toString(),
+    });
+
+  it('locks a user out after too many failures, with 429 and Retry-After', async () => {
+    for (let i = 0; i < 3; i++) expect((await attempt('alice', 'wrong')).statusCode).to.equal(400);
+    const locked = await attempt('alice', PASSWORDS.alice, '10.0.0.9');
+    expect(locked.statusCode).to.equal(429);
+    expect(locked.json().error).to.equal('invalid_grant');
+    expect(locked.headers['retry-after']).to.equal('600');
+    expect(locked.headers['cache-control']).to.equal('no-store');
+    // Other users are not affected (from another address).
+    expect((await attempt('bob', PASSWORDS.bob, '10.0.0.9')).statusCode).to.equal(200);
+    await app.clock.advance(400_000);
+    expect((await attempt('alice', PASSWORDS.alice, '10.0.0.9')).headers['retry-after']).to.equal('200');
+    await app.clock.advance(200_000);
+    expect((await attempt('alice', PASSWORDS.alice, '10.0.0.9')).statusCode).to.equal(200);
+  });
+
+  it('locks a client address out across usernames', async () => {
+    for (const name of ['u1', 'u2', 'u3'])
+      expect((await attempt(name, 'x', '10.1.1.1')).statusCode).to.equal(400);
+    const locked = await attempt('bob', PASSWORDS.bob, '10.1.1.1');
+    expect(locked.statusCode).to.equal(429);
+    expect(Number(locked.headers['retry-after'])).to.be.greaterThan(0);
+    expect((await attempt('bob', PASSWORDS.bob, '10.1.1.2')).statusCode).to.equal(200);
+  });
+
+  it('forgets a user’s failures after a successful login', async () => {
+    for (let i = 0; i < 2; i++) await attempt('alice', 'wrong', `10.2.0.${i}`);
+    expect((await attempt('alice', PASSWORDS.alice, '10.2.1.1')).statusCode).to.equal(200);
+    for (let i = 0; i < 2; i++) await attempt('alice', 'wrong', `10.2.2.${i}`);
+    expect((await attempt('alice', PASSWORDS.alice, '10.2.3.1')).statusCode).to.equal(200);
+  });
+});
