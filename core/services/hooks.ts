@@ -2,8 +2,12 @@
  * Running the plugins' deploy hooks for a package version: every `prepare` first (any throw fails
  * the deploy and nothing is committed), then every `commit`.
  */
+import { withTimeout } from '../plugins/loader.js';
 import type { LoadedPackage } from './loader.js';
 import type { DeployHook, PackageSource } from './types.js';
+
+/** How long one hook's `prepare` may take before the deploy fails. */
+export const PREPARE_TIMEOUT_MS = 30_000;
 
 export interface PreparedHook {
   hook: DeployHook;
@@ -44,7 +48,9 @@ export async function prepareHooks(
   for (const hook of hooks) {
     const source = sourceFor(pkg, hook);
     try {
-      out.push({ hook, source, prepared: await hook.prepare(source) });
+      // A hook that never settles would hold every later deploy in the queue.
+      const prepared = await withTimeout(`prepare`, PREPARE_TIMEOUT_MS, () => hook.prepare(source));
+      out.push({ hook, source, prepared });
     } catch (err) {
       throw new Error(`${hook.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }

@@ -83,7 +83,21 @@ export function parseManifest(
   }
   const manifest = raw as Manifest;
   const errors: string[] = [];
+  const routes: { shape: string; method: string | undefined; index: number }[] = [];
   manifest.aliases.forEach((alias, i) => {
+    // `/a/{id}` and `/a/{x}` match the same requests; an alias without a method matches them all.
+    const shape = alias.url.replace(/\{[^}]+\}/g, '{}');
+    const clash = routes.find(
+      (r) =>
+        r.shape === shape &&
+        (r.method === undefined || alias.method === undefined || r.method === alias.method),
+    );
+    if (clash) {
+      errors.push(
+        `${label}: aliases[${i}]: ${alias.method ?? 'any method'} ${alias.url} answers the same requests as aliases[${clash.index}]`,
+      );
+    }
+    routes.push({ shape, method: alias.method, index: i });
     const seen = new Set<string>();
     for (const [, variable] of alias.url.matchAll(/\{([^}]+)\}/g)) {
       if (seen.has(variable!))

@@ -126,6 +126,11 @@ describe('core/services loading', () => {
     );
     expect(failed('bad name')).to.match(/^bad name: the folder name must be a package name/);
     expect(byName.unknownkey!.version).to.equal(null);
+    // Content that failed to load is not reloaded until it changes.
+    const inspected = fake.inspected.length;
+    await app!.services.rescan();
+    expect(fake.inspected.length).to.equal(inspected);
+    expect(app!.services.info('syntax')!.errors).to.have.length(1);
     expect(byName.missing!.version).to.equal('1');
     // A version that did not go live leaves nothing cached in the sandbox.
     expect(fake.forgotten).to.include.members([
@@ -157,6 +162,14 @@ describe('core/services loading', () => {
     expect(rejected.status).to.equal('failed');
     expect(rejected.errors).to.deep.equal(['rejected: recorder: workflow flux/Bad.flux.yaml: no states']);
     expect(app!.services.hasPackage('rejected')).to.equal(false);
+
+    // A refused package is retried on a rescan even unchanged (what refused it may have changed);
+    // a deployed one is not redeployed.
+    const prepares = () => log.filter((l) => l.startsWith('prepare')).length;
+    const before = prepares();
+    await app!.services.rescan();
+    expect(log.slice(-1)[0]).to.match(/^prepare rejected@/);
+    expect(prepares()).to.equal(before + 1);
 
     const { rmSync } = await import('node:fs');
     rmSync(`${app!.config.servicesDir}/wf`, { recursive: true });

@@ -97,6 +97,23 @@ describe('core/services/manifest', () => {
     expect(dup.errors).to.deep.equal(['orders/package.yaml: aliases[0].url: variable {id} appears twice']);
   });
 
+  it('rejects two aliases of the package answering the same requests', () => {
+    const text = [
+      'name: a',
+      'version: "1"',
+      'aliases:',
+      '  - { url: "/a/{id}", service: A.b, method: GET }',
+      '  - { url: "/a/{x}", service: A.c, method: POST }',
+      '  - { url: "/a/{y}", service: A.d, method: GET }',
+      '  - { url: "/b", service: A.d }',
+      '  - { url: "/b", service: A.e, method: PUT }',
+    ].join('\n');
+    expect(parseManifest(text, label).errors).to.deep.equal([
+      'orders/package.yaml: aliases[2]: GET /a/{y} answers the same requests as aliases[0]',
+      'orders/package.yaml: aliases[4]: PUT /b answers the same requests as aliases[3]',
+    ]);
+  });
+
   it('requires name and version and a mapping at the top', () => {
     expect(parseManifest('version: "1"', label).errors).to.deep.equal([
       'orders/package.yaml: name: missing required key',

@@ -4,7 +4,7 @@
  * held by calls in flight, concurrency — and the demo package.
  */
 import { expect } from 'chai';
-import { cpSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { deferred, manifest, servicesApp, writePackage, type ServicesApp } from './helpers.js';
 
@@ -18,7 +18,7 @@ describe('core/services with the real sandbox', function () {
   const parked: { args: unknown; release: () => void }[] = [];
 
   before(async () => {
-    app = await servicesApp({ start: false, config: { sandbox: { threads: 2 } } });
+    app = await servicesApp({ start: false, config: { sandbox: { threads: 2, timeoutMs: 1500 } } });
     dir = app.config.servicesDir;
     app.services.provideHostFunction('flux.sendEvent', async (args) => {
       const gate = deferred();
@@ -44,11 +44,21 @@ describe('core/services with the real sandbox', function () {
     cpSync(join(repoServices, 'hello'), join(dir, 'hello'), { recursive: true });
     const bad = (name: string, code: Record<string, string>) =>
       writePackage(dir, name, { 'package.yaml': manifest(name), ...code });
+    writePackage(dir, 'flows', {
+      'package.yaml': manifest('flows'),
+      'flux/Approval.flux.yaml': 'states: [{ name: start }]\n',
+    });
     bad('syntax', { 'code/Broken.js': 'export function f( {' });
     bad('badimport', { 'code/A.js': "import { readFileSync } from 'node:fs';\nexport function f() {}" });
     bad('missingexport', {
       'code/A.js': "import { nope } from './B.js';\nexport function f() { return nope; }",
       'code/B.js': 'export function yes() {}',
+    });
+    bad('endless', { 'code/A.js': 'while (true) {}\nexport function f() {}' });
+    writePackage(dir, 'temp', {
+      'package.yaml': manifest('temp'),
+      'code/T.js':
+        'export async function park(input, ctx) { await ctx.flux.sendEvent({}); return "finished"; }',
     });
     bad('toplevel', { 'code/A.js': 'throw new Error("boom at load");\nexport function f() {}' });
     await app.start({ listen: false });
@@ -82,7 +92,22 @@ describe('core/services with the real sandbox', function () {
     expect(errors('missingexport')).to.include('nope');
     expect(errors('toplevel')).to.match(/^toplevel: .*A\.js/);
     expect(errors('toplevel')).to.include('boom at load');
+    expect(errors('endless')).to.match(/^endless: .*ran past 1500 ms/);
     expect(app.services.hasPackage('hello')).to.equal(true);
+  });
+
+  it('undeploys a removed folder while a call runs: the call finishes, new calls are not found', async () => {
+    const inFlight = app.services.invoke('temp/T.park', {});
+    while (parked.length === 0) await new Promise((r) => setTimeout(r, 5));
+    rmSync(join(dir, 'temp'), { recursive: true });
+    await app.services.rescan();
+    expect(app.services.hasPackage('temp')).to.equal(false);
+    const err = await app.services.invoke('temp/T.park', {}).catch((e: unknown) => e);
+    expect(err).to.deep.include({ code: 'JCT_SERVICE_NOT_FOUND' });
+    expect(app.services.drainingVersions()).to.have.length(1);
+    parked.shift()!.release();
+    expect(await inFlight).to.equal('finished');
+    expect(app.services.drainingVersions()).to.deep.equal([]);
   });
 
   it('runs nested ctx.invoke within the package and across packages, and stops runaway recursion', async () => {
@@ -96,6 +121,14 @@ describe('core/services with the real sandbox', function () {
     });
     const err = await app.services.invoke('orders/approval.Checks.recurse', {}).catch((e: unknown) => e);
     expect(err).to.deep.include({ code: 'JCT_SANDBOX_INVOKE_DEPTH' });
+  });
+
+  it('evaluates expressions in a package, with or without code', async () => {
+    expect(
+      await app.services.evaluate('flows', ['vars.a + 1', 'event === "go"'], { vars: { a: 1 }, event: 'go' }),
+    ).to.deep.equal([2, true]);
+    expect(app.services.info('flows')).to.deep.include({ services: [], workflows: ['Approval'] });
+    expect(await app.services.evaluate('orders', ['vars.n * 2'], { vars: { n: 21 } })).to.deep.equal([42]);
   });
 
   it("answers a service's error with its status", async () => {
