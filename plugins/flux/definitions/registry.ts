@@ -60,7 +60,7 @@ export class DefinitionRegistry {
       }
     }
     if (errors.length > 0) {
-      throw new DefinitionInvalidError(`package ${pkg.name}: ${errors.join('; ')}`);
+      throw new DefinitionInvalidError(errors.join('; '));
     }
     // Stored before the version goes live so a context can never reference a missing version.
     const keys = definitions.map((d) => versionKey(d.packageName, d.fluxName, d.version));

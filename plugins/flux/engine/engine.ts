@@ -8,9 +8,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../../../core/clock.js';
+import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { JunctionEvents } from '../../../core/events.js';
-import { ANONYMOUS, type ServiceRegistry } from '../../../core/services/types.js';
+import type { ServiceRegistry } from '../../../core/services/types.js';
 import type { Store } from '../../../core/storage/types.js';
 import { DefinitionRegistry } from '../definitions/registry.js';
 import type { FluxDefinition } from '../definitions/types.js';
@@ -24,8 +24,15 @@ import {
 import { ContextStore } from '../store/context-store.js';
 import { IdempotencyStore } from '../store/idempotency.js';
 import { listContexts } from '../store/listing.js';
-import { contextView, FINISHED, stateContextView, type ContextRecord } from '../store/record.js';
+import {
+  contextView,
+  FINISHED,
+  newContextRecord,
+  stateContextView,
+  type ContextRecord,
+} from '../store/record.js';
 import { TimerScheduler } from '../timers/scheduler.js';
+import { DueTimers } from './due-timers.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { FluxMetrics } from './metrics.js';
 import { KeyedSerializer, mapLimit } from './serializer.js';
@@ -54,6 +61,8 @@ export interface FluxEngineOptions {
   maxStepsPerRun?: number;
   /** Contexts an event, a recovery or due timers work on at once (default 32). */
   concurrency?: number;
+  /** How long idempotency keys are remembered (default 24 hours; swept hourly). */
+  idempotencyTtlMs?: number;
 }
 
 export interface FluxEngineDeps {
@@ -78,9 +87,9 @@ export class FluxEngineImpl implements FluxEngine {
   private readonly metrics: FluxMetrics;
   private readonly concurrency: number;
   private readonly inflight = new Map<string, Promise<unknown>>();
-  private readonly dueTimers = new TimerQueue();
-  private timersRunning = 0;
+  private readonly dueTimers: DueTimers;
   private started = false;
+  private sweepTimer: TimerHandle | undefined;
 
   constructor(private readonly deps: FluxEngineDeps) {
     const o = deps.options ?? {};
@@ -88,7 +97,16 @@ export class FluxEngineImpl implements FluxEngine {
     this.definitions = new DefinitionRegistry(deps.store.store('definitions'));
     this.contexts = new ContextStore(deps.store);
     this.idempotency = new IdempotencyStore(deps.store.store('idempotency'));
-    this.scheduler = new TimerScheduler(deps.clock, this.contexts, (id, at) => this.timerDue(id, at), {
+    this.dueTimers = new DueTimers(
+      this.concurrency,
+      (id, deadline) => this.withContext(id, (work) => this.runner.fire(work, deadline)),
+      (err, id) => {
+        if (!(err instanceof ContextNotFoundError)) {
+          deps.logger.error({ err, contextId: id }, 'a workflow timer failed');
+        }
+      },
+    );
+    this.scheduler = new TimerScheduler(deps.clock, this.contexts, (id, at) => this.dueTimers.push(id, at), {
       ...(o.timerHorizonMs ? { horizonMs: o.timerHorizonMs } : {}),
       ...(o.timerTickMs ? { tickMs: o.timerTickMs } : {}),
       onLateness: (ms) => this.metrics.timerLateness.observe(ms / 1000),
@@ -119,6 +137,7 @@ export class FluxEngineImpl implements FluxEngine {
       start: (def, request, extraVars, extraOps) => this.startContext(def, request, extraVars, extraOps),
       onBackgroundError: (err, id) =>
         deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
+      now: () => deps.clock.now(),
     });
   }
 
@@ -142,6 +161,8 @@ export class FluxEngineImpl implements FluxEngine {
       ),
     );
     this.started = true;
+    this.dueTimers.resume();
+    await this.sweepIdempotency();
     const overdue = await this.scheduler.start();
     const ms = Math.round(performance.now() - t0);
     this.deps.logger.info(
@@ -152,8 +173,10 @@ export class FluxEngineImpl implements FluxEngine {
 
   async stop(): Promise<void> {
     this.started = false;
+    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
     this.scheduler.stop();
-    this.dueTimers.clear();
+    this.dueTimers.pause();
     await this.serializer.idle();
   }
 
@@ -179,6 +202,7 @@ export class FluxEngineImpl implements FluxEngine {
           contextId: r.id,
           state: r.currentState,
           final: r.status !== 'RUNNING',
+          at: this.deps.clock.now(),
         }),
       ]);
     });
@@ -236,9 +260,23 @@ export class FluxEngineImpl implements FluxEngine {
 
   /** Waits until no work is in progress (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.serializer.size > 0 || this.timersRunning > 0 || this.dueTimers.length > 0) {
+    while (this.serializer.size > 0 || this.dueTimers.pending > 0) {
       await this.serializer.idle();
       await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Forgets idempotency keys older than the time-to-live, now and every hour. */
+  private async sweepIdempotency(): Promise<void> {
+    const ttl = this.deps.options?.idempotencyTtlMs ?? 24 * 3600_000;
+    try {
+      const n = await this.idempotency.sweep(this.deps.clock.now() - ttl);
+      if (n > 0) this.deps.logger.debug({ deleted: n }, 'expired idempotency keys removed');
+    } catch (err) {
+      this.deps.logger.error({ err }, 'removing expired idempotency keys failed');
+    }
+    if (this.started) {
+      this.sweepTimer = this.deps.clock.setTimeout(() => void this.sweepIdempotency(), 3600_000);
     }
   }
 
@@ -306,28 +344,7 @@ export class FluxEngineImpl implements FluxEngine {
     const id = this.contexts.allocateId();
     const now = this.deps.clock.now();
     const start = def.byName.get(request.startState ?? def.states[0]!.name)!;
-    const input = { ...(request.input ?? {}) };
-    const record: ContextRecord = {
-      id,
-      packageName: def.packageName,
-      fluxName: def.fluxName,
-      definitionVersion: def.version,
-      startState: start.name,
-      currentState: start.name,
-      status: 'RUNNING',
-      nextRun: 0,
-      nextTransition: -1,
-      awaiting: [],
-      tags: [...new Set(request.tags ?? [])],
-      input,
-      vars: { ...input, ...extraVars },
-      event: null,
-      user: request.user ?? ANONYMOUS,
-      stateContexts: [{ name: start.name, transitions: [] }],
-      executionHistory: [{ fluxName: def.fluxName, stateName: start.name, stateIndex: start.index }],
-      createdAt: now,
-      updatedAt: now,
-    };
+    const record = newContextRecord(id, def, start, request, extraVars, now);
     const payload = {
       contextId: id,
       fluxName: def.fluxName,
@@ -360,57 +377,5 @@ export class FluxEngineImpl implements FluxEngine {
     const p = fn().finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
-  }
-
-  /** A deadline fell due: queued, then run with bounded concurrency (a restart may find many). */
-  private timerDue(id: number, deadline: number): void {
-    this.dueTimers.push(id, deadline);
-    this.drainTimers();
-  }
-
-  private drainTimers(): void {
-    while (this.started && this.timersRunning < this.concurrency && this.dueTimers.length > 0) {
-      const [id, deadline] = this.dueTimers.shift();
-      this.timersRunning++;
-      this.withContext(id, (work) => this.runner.fire(work, deadline))
-        .catch((err: unknown) => {
-          if (!(err instanceof ContextNotFoundError)) {
-            this.deps.logger.error({ err, contextId: id }, 'a workflow timer failed');
-          }
-        })
-        .finally(() => {
-          this.timersRunning--;
-          this.drainTimers();
-        });
-    }
-  }
-}
-
-/** A FIFO of due `[id, deadline]` pairs that stays O(1) per operation at a million entries. */
-class TimerQueue {
-  private items: number[] = [];
-  private head = 0;
-
-  get length(): number {
-    return (this.items.length - this.head) / 2;
-  }
-
-  push(id: number, deadline: number): void {
-    this.items.push(id, deadline);
-  }
-
-  shift(): [number, number] {
-    const pair: [number, number] = [this.items[this.head]!, this.items[this.head + 1]!];
-    this.head += 2;
-    if (this.head > 4096 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return pair;
-  }
-
-  clear(): void {
-    this.items = [];
-    this.head = 0;
   }
 }

@@ -32,6 +32,7 @@ export interface EventDispatcherDeps {
     extraOps?: (r: ContextRecord) => BatchOp[],
   ): Promise<ContextRef>;
   onBackgroundError(err: unknown, contextId: number): void;
+  now(): number;
 }
 
 interface Idem {
@@ -61,7 +62,7 @@ export class EventDispatcher {
       if (seen) return seen;
       const markers = await this.deps.idempotency.markers(key);
       const result = await this.dispatch(request, fromService, { key, markers });
-      await this.deps.idempotency.putEvent(key, result);
+      await this.deps.idempotency.putEvent(key, result, this.deps.now());
       return result;
     })().finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
@@ -161,6 +162,11 @@ export class EventDispatcher {
   }
 
   private marker(idem: Idem, target: string, r: ContextRecord): BatchOp {
-    return this.deps.idempotency.markerOp(idem.key, target, { contextId: r.id, state: r.currentState });
+    return this.deps.idempotency.markerOp(
+      idem.key,
+      target,
+      { contextId: r.id, state: r.currentState },
+      this.deps.now(),
+    );
   }
 }

@@ -7,22 +7,22 @@
  * after a crash recovery re-runs the action (at-least-once); the resting state is written in one
  * durable batch with its index keys. Nothing is reported or emitted before its batch commits.
  */
-import { CronExpressionParser } from 'cron-parser';
 import type { Clock } from '../../../core/clock.js';
 import type { JunctionEvents } from '../../../core/events.js';
 import type { ServiceRegistry } from '../../../core/services/types.js';
 import type { BatchOp } from '../../../core/storage/types.js';
-import { addDuration } from '../definitions/duration.js';
 import { ELSE_EVENT, EXCEPTION_EVENT, type FluxDefinition, type StateSpec } from '../definitions/types.js';
 import type { ContextStore, LoadedContext } from '../store/context-store.js';
 import {
   FINISHED,
   HISTORY_KEPT,
+  stateRecord,
   TRANSITIONS_KEPT,
   type ContextRecord,
   type EventRecord,
-  type StateRecord,
 } from '../store/record.js';
+import { actionInput } from './action-input.js';
+import { earliestDeadline, StepError } from './deadlines.js';
 import type { FluxMetrics } from './metrics.js';
 
 /** A context being worked on, inside its serializer. */
@@ -51,15 +51,6 @@ export interface StepRunnerDeps {
   maxSteps: number;
   /** A context now waits until `nextRun` (already durable). */
   onDeadline(id: number, nextRun: number): void;
-}
-
-class StepError extends Error {
-  constructor(
-    message: string,
-    readonly type: string,
-  ) {
-    super(message);
-  }
 }
 
 export class StepRunner {
@@ -176,21 +167,12 @@ export class StepRunner {
     const r = work.record;
     // Durable before the side effect: a crash from here on re-runs this action at start-up.
     if (work.dirty) await this.persist(work);
-    let input: Record<string, unknown>;
-    if (action.inputs.length > 0) {
-      const evaluated = action.inputs.filter((i) => i.evaluate);
-      const values = await this.evaluate(
-        work,
-        evaluated.map((i) => i.expression),
-        { vars: r.vars, event: r.event, output: null },
-      );
-      input = {};
-      let v = 0;
-      for (const spec of action.inputs)
-        setPath(input, spec.to, spec.evaluate ? values[v++] : spec.expression);
-    } else {
-      input = { ...r.vars };
-    }
+    const values = await this.evaluate(
+      work,
+      action.inputs.filter((i) => i.evaluate).map((i) => i.expression),
+      { vars: r.vars, event: r.event, output: null },
+    );
+    const input = actionInput(action, r.vars, values);
     const output = await this.deps.services.invoke(action.service, input, {
       package: r.packageName,
       user: r.user,
@@ -227,19 +209,7 @@ export class StepRunner {
     if (immediates.length === 0 && waits.length === 0 && events.length === 0) {
       this.finish(work, 'DONE');
     } else {
-      let nextRun = 0;
-      let nextTransition = -1;
-      let a = 0;
-      state.transitions.forEach((t, index) => {
-        let at: number | undefined;
-        if (t.kind === 'after') at = addDuration(now, t.duration);
-        else if (t.kind === 'cron') at = nextCron(t.cron, now, this.deps.timezone);
-        else if (t.kind === 'at') at = toEpoch(atValues[a++], t.expression);
-        if (at !== undefined && (nextTransition < 0 || at < nextRun)) {
-          nextRun = at;
-          nextTransition = index;
-        }
-      });
+      const { nextRun, nextTransition } = earliestDeadline(state, now, atValues, this.deps.timezone);
       r.status = nextTransition < 0 ? 'WAITING' : 'WAITING_UNTIL';
       r.nextRun = nextTransition < 0 ? 0 : nextRun;
       r.nextTransition = nextTransition;
@@ -256,14 +226,16 @@ export class StepRunner {
   private exception(work: Work, state: StateSpec, err: unknown): boolean {
     const e = err as { message?: unknown; code?: unknown; name?: unknown; type?: unknown };
     const message = typeof e?.message === 'string' ? e.message : String(err);
+    const name = typeof e?.name === 'string' ? e.name : undefined;
+    // The thrown error's own name when it has one (TypeError, MailError), else its stable code.
     const type =
       err instanceof StepError
         ? err.type
-        : typeof e?.code === 'string'
-          ? e.code
-          : typeof e?.name === 'string'
-            ? e.name
-            : 'Error';
+        : name && name !== 'Error' && name !== 'JunctionError'
+          ? name
+          : typeof e?.code === 'string'
+            ? e.code
+            : (name ?? 'Error');
     const handler = state.transitions.find((t) => t.kind === 'event' && t.event === EXCEPTION_EVENT);
     if (!handler || type === 'FluxLoopError') {
       this.finish(work, 'FAILED', { message, type });
@@ -334,42 +306,4 @@ export class StepRunner {
     if (expressions.length === 0) return [];
     return this.deps.services.evaluate(work.record.packageName, expressions, scope);
   }
-}
-
-/** The state context of `name`, created on first visit. */
-function stateRecord(r: ContextRecord, name: string): StateRecord {
-  let s = r.stateContexts.find((c) => c.name === name);
-  if (!s) {
-    s = { name, transitions: [] };
-    r.stateContexts.push(s);
-  }
-  return s;
-}
-
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    const child = node[key];
-    if (child === null || typeof child !== 'object' || Array.isArray(child)) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[path[path.length - 1]!] = value;
-}
-
-function nextCron(cron: string, now: number, tz: string): number {
-  return CronExpressionParser.parse(cron, { currentDate: new Date(now), tz })
-    .next()
-    .getTime();
-}
-
-/** An `at` expression's value: epoch ms, or a date string. */
-function toEpoch(value: unknown, expression: string): number {
-  const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms)) {
-    throw new StepError(
-      `\`at\` expression "${expression}" gave ${JSON.stringify(value)}, not a date`,
-      'FluxTimeError',
-    );
-  }
-  return ms;
 }

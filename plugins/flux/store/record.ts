@@ -2,7 +2,8 @@
  * The stored form of a workflow context (one LevelDB value per context) and its conversion to the
  * SEED-SPEC 2.3 view.
  */
-import type { UserRef } from '../../../core/services/types.js';
+import { ANONYMOUS, type UserRef } from '../../../core/services/types.js';
+import type { FluxDefinition, StateSpec } from '../definitions/types.js';
 import type {
   FluxContextView,
   FluxStatus,
@@ -70,6 +71,39 @@ export const TRANSITIONS_KEPT = 20;
 export const FINISHED: ReadonlySet<FluxStatus> = new Set(['DONE', 'FAILED', 'TERMINATED']);
 export const isWaiting = (s: FluxStatus) => s === 'WAITING' || s === 'WAITING_UNTIL';
 
+/** A new context, RUNNING in its start state (its action not yet run). */
+export function newContextRecord(
+  id: number,
+  def: FluxDefinition,
+  start: StateSpec,
+  request: { input?: Record<string, unknown>; tags?: string[]; user?: UserRef },
+  extraVars: Record<string, unknown>,
+  now: number,
+): ContextRecord {
+  const input = { ...(request.input ?? {}) };
+  return {
+    id,
+    packageName: def.packageName,
+    fluxName: def.fluxName,
+    definitionVersion: def.version,
+    startState: start.name,
+    currentState: start.name,
+    status: 'RUNNING',
+    nextRun: 0,
+    nextTransition: -1,
+    awaiting: [],
+    tags: [...new Set(request.tags ?? [])],
+    input,
+    vars: { ...input, ...extraVars },
+    event: null,
+    user: request.user ?? ANONYMOUS,
+    stateContexts: [{ name: start.name, transitions: [] }],
+    executionHistory: [{ fluxName: def.fluxName, stateName: start.name, stateIndex: start.index }],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** A model descriptor (SEED-SPEC 2.4) listing the fields of `value` as `{name, type, value}`. */
 export function descriptor(name: string, value: unknown): ModelDescriptor {
   const fields =
@@ -90,6 +124,16 @@ function typeOf(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   return typeof v;
+}
+
+/** The state context of `name` in `r`, created on first visit. */
+export function stateRecord(r: ContextRecord, name: string): StateRecord {
+  let s = r.stateContexts.find((c) => c.name === name);
+  if (!s) {
+    s = { name, transitions: [] };
+    r.stateContexts.push(s);
+  }
+  return s;
 }
 
 export function stateContextView(record: ContextRecord, stateName: string): StateContext {
