@@ -2,7 +2,8 @@ import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
 import { PluginError } from '../../core/errors.js';
 import { AUTH_VERIFIER, type BearerVerifier } from '../auth/types.js';
 import { FluxAccess, registerFluxApi } from './api/index.js';
-import { FluxEngineImpl, type FluxEngineOptions } from './engine/engine.js';
+import type { FluxEngineOptions } from './engine/engine.js';
+import { createFluxEngine } from './engine/host.js';
 import type { FluxEngine } from './engine/types.js';
 
 /** An engine with its lifecycle, as the plugin drives it. */
@@ -65,18 +66,7 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
 }
 
 /** The engine of this build, on the `flux` store of the app's storage (`options`: benchmarks). */
-export const createEngineHost = (app: JunctionApp, options: FluxEngineOptions = {}): FluxEngineHost => {
-  const engine = new FluxEngineImpl({
-    services: app.services,
-    store: app.storage.store('flux'),
-    clock: app.clock,
-    logger: app.logger.child({ component: 'flux' }),
-    metrics: app.metrics,
-    events: app.events,
-    options: { timezone: app.config.server.timezone, ...options },
-  });
-  engine.install();
-  return { engine, start: () => engine.start(), stop: () => engine.stop() };
-};
+export const createEngineHost = (app: JunctionApp, options: FluxEngineOptions = {}): FluxEngineHost =>
+  createFluxEngine(app, options);
 
 export default createFluxPlugin(createEngineHost);
