@@ -1,7 +1,8 @@
 import { ForbiddenError, UnauthorizedError } from '../../../core/errors.js';
 import type { ServiceRegistry, UserRef } from '../../../core/services/types.js';
-import type { FluxDefinitionView, FluxEngine } from '../engine/types.js';
+import type { FluxDefinitionView } from '../engine/types.js';
 import type { FluxAccess } from './access.js';
+import type { WorkflowLookup } from './index.js';
 
 const ELSE_EVENT = '$else';
 
@@ -14,29 +15,32 @@ const ELSE_EVENT = '$else';
  */
 export class BroadcastGuard {
   constructor(
-    private readonly engine: FluxEngine,
+    private readonly workflow: WorkflowLookup,
     private readonly services: ServiceRegistry,
     private readonly access: FluxAccess,
   ) {}
 
   async check(event: string, user: UserRef | undefined): Promise<void> {
-    const names = new Set(
-      this.services.packages().flatMap((p) => (p.status === 'deployed' ? p.workflows : [])),
-    );
-    for (const fluxName of names) {
-      const rule = await this.engine.accessOf({ fluxName }).catch(() => undefined);
-      if (rule === undefined || this.access.allows(user, rule)) continue;
-      const definition = await this.engine.getDefinition({ fluxName }).catch(() => undefined);
-      if (!definition || !listensTo(definition, event)) continue;
-      const why = `event ${event} may reach workflow ${fluxName}, which needs a user allowed by its access rule`;
-      if (!user) {
-        throw new UnauthorizedError(`${why}: send a bearer token`, {
-          headers: { 'WWW-Authenticate': 'Bearer realm="junction"' },
-        });
+    for (const pkg of this.services.packages()) {
+      if (pkg.status !== 'deployed') continue;
+      for (const fluxName of pkg.workflows) {
+        const live = this.workflow(pkg.name, fluxName);
+        if (!live?.access || this.access.allows(user, live.access)) continue;
+        if (!listensTo(live.definition, event)) continue;
+        refuse(event, `${pkg.name}/${fluxName}`, user);
       }
-      throw new ForbiddenError(`${why}; user ${user.username} is not`);
     }
   }
+}
+
+function refuse(event: string, workflow: string, user: UserRef | undefined): never {
+  const why = `event ${event} may reach workflow ${workflow}, which needs a user allowed by its access rule`;
+  if (!user) {
+    throw new UnauthorizedError(`${why}: send a bearer token`, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="junction"' },
+    });
+  }
+  throw new ForbiddenError(`${why}; user ${user.username} is not`);
 }
 
 function listensTo(definition: FluxDefinitionView, event: string): boolean {

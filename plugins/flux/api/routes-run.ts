@@ -3,6 +3,7 @@ import type { JunctionApp } from '../../../core/plugins/types.js';
 import type { EventResult, FluxEngine } from '../engine/types.js';
 import type { FluxAccess } from './access.js';
 import { BroadcastGuard } from './broadcast-guard.js';
+import type { WorkflowLookup } from './index.js';
 import { idempotencyKey, splitTags } from './params.js';
 import {
   contextIdParam,
@@ -34,8 +35,13 @@ interface EventBody {
  * The routes that change contexts: execute, terminate, event. Each answers only after the engine
  * resolved, and the engine resolves only once the change is durable.
  */
-export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: FluxAccess): void {
-  const broadcasts = new BroadcastGuard(engine, app.services, access);
+export function registerRunRoutes(
+  app: JunctionApp,
+  engine: FluxEngine,
+  access: FluxAccess,
+  workflow: WorkflowLookup,
+): void {
+  const broadcasts = new BroadcastGuard(workflow, app.services, access);
   app.route({
     method: 'POST',
     url: '/flux-api/:package/execute',
@@ -55,7 +61,9 @@ export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: 
     handler: async (request: FastifyRequest) => {
       const body = request.body as ExecuteBody;
       const { package: packageName } = request.params as { package: string };
-      const user = await access.authorize(request, () => engine.accessOf({ fluxName: body.fluxName }));
+      // The rule of this package's workflow. When it has none, `execute` answers the 404; no
+      // deploy can slip in between, as nothing here waits for I/O before `execute` looks it up.
+      const user = await access.authorize(request, async () => workflow(packageName, body.fluxName)?.access);
       const tags = splitTags(body.tags);
       const started = await engine.execute({
         packageName,

@@ -82,6 +82,32 @@ describe('plugins/flux/api: access', () => {
     });
   });
 
+  it('judges execute and broadcasts by the workflow of the named package, not one of the same name', async () => {
+    // `aaa` sorts first and has an open workflow of the same name as orders' protected one.
+    const open = `
+states:
+  - name: wait
+    transitions:
+      - { event: pay, to: paid }
+  - name: paid
+`;
+    ({ app, tokens } = await fluxApp({ packages: { aaa: { 'secure/Payroll': open } } }));
+    const run = (pkg: string, headers: Record<string, string> = {}) =>
+      app!.inject({
+        method: 'POST',
+        url: `/flux-api/${pkg}/execute`,
+        payload: { fluxName: 'secure.Payroll' },
+        headers,
+      });
+    expect((await run('aaa')).statusCode).to.equal(200);
+    expectError(await run('orders'), 401, 'JCT_UNAUTHORIZED');
+    expectError(await run('orders', bearer(tokens.sam)), 403, 'JCT_FORBIDDEN');
+    expect((await run('orders', bearer(tokens.fiona))).statusCode).to.equal(200);
+    const pay = await app.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'pay' } });
+    expectError(pay, 401, 'JCT_UNAUTHORIZED');
+    expect(pay.json().message).to.contain('orders/secure.Payroll');
+  });
+
   it('answers an invalid token with 401 even where no token is needed', async () => {
     ({ app, tokens } = await fluxApp());
     const res = await execute('approval.OrderApproval', bearer('forged'));

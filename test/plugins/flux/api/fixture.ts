@@ -39,10 +39,10 @@ states:
 `,
 };
 
-function writePackage(servicesDir: string): void {
-  const dir = join(servicesDir, 'orders');
-  writeFileSync(join(mkdir(dir), 'package.yaml'), 'name: orders\nversion: 1.0.0\n');
-  for (const [path, text] of Object.entries(WORKFLOWS)) {
+function writePackage(servicesDir: string, name: string, workflows: Record<string, string>): void {
+  const dir = join(servicesDir, name);
+  writeFileSync(join(mkdir(dir), 'package.yaml'), `name: ${name}\nversion: 1.0.0\n`);
+  for (const [path, text] of Object.entries(workflows)) {
     const file = join(dir, 'flux', `${path}.flux.yaml`);
     mkdir(dirname(file));
     writeFileSync(file, text);
@@ -86,6 +86,8 @@ export async function login(app: Junction, username: keyof typeof PASSWORDS): Pr
 
 export interface FluxTestOptions extends TestAppOptions {
   auth?: boolean;
+  /** More packages to deploy beside `orders`: name → workflow path → text. */
+  packages?: Record<string, Record<string, string>>;
 }
 
 /** An app with the real flux plugin, the `orders` package deployed, and (by default) auth. */
@@ -98,7 +100,9 @@ export async function fluxApp(options: FluxTestOptions = {}) {
     plugins: [...auth, { plugin: flux }],
     start: false,
   });
-  writePackage(app.config.servicesDir);
+  for (const [name, workflows] of Object.entries({ orders: WORKFLOWS, ...options.packages })) {
+    writePackage(app.config.servicesDir, name, workflows);
+  }
   await app.start({ listen: false });
   if (options.auth === false) return { app, tokens: { fiona: 'unverifiable', sam: 'unverifiable' } };
   return { app, tokens: { fiona: await login(app, 'fiona'), sam: await login(app, 'sam') } };
