@@ -68,10 +68,16 @@ describe('plugins/flux: kill -9 under load', function () {
     let lastTimerAck = 0;
     let killed = false;
 
-    const worker = async () => {
-      while (!killed) {
+    const worker = async (w: number) => {
+      for (let n = 0; !killed; n++) {
+        // Half the contexts are moved by contextId, half by a tag broadcast (the engine's other path).
+        const tag = `w${w}-${n}`;
+        const byTag = n % 2 === 1;
         try {
-          const started = await first.request('POST', '/flux-api/crash/execute', { fluxName: 'crash.Order' });
+          const started = await first.request('POST', '/flux-api/crash/execute', {
+            fluxName: 'crash.Order',
+            tags: [tag],
+          });
           if (started.status !== 200)
             throw new Error(`execute: ${started.status} ${JSON.stringify(started.json)}`);
           const id = started.json.contextId as number;
@@ -80,7 +86,9 @@ describe('plugins/flux: kill -9 under load', function () {
             ['step', 1],
             ['finish', 2],
           ] as const) {
-            const res = await first.request('POST', `/flux-api/event?contextId=${id}`, { event });
+            const res = byTag
+              ? await first.request('POST', '/flux-api/event', { event, tags: [tag] })
+              : await first.request('POST', `/flux-api/event?contextId=${id}`, { event });
             if (res.status !== 200) throw new Error(`event: ${res.status} ${JSON.stringify(res.json)}`);
             expect(res.json.transitions).to.deep.equal([{ contextId: id, state: STATES[next] }]);
             acked.set(id, next);
@@ -92,7 +100,7 @@ describe('plugins/flux: kill -9 under load', function () {
       }
     };
 
-    const load = Array.from({ length: WORKERS }, () => worker());
+    const load = Array.from({ length: WORKERS }, (_, w) => worker(w));
     await sleep(LOAD_MS / 2);
     // Timers started mid-load; their one-second deadline passes while the server is down.
     await Promise.all(
