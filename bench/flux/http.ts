@@ -1,34 +1,33 @@
 /**
- * One figure over real HTTP: `POST /flux-api/{package}/execute` driven by autocannon against a
- * listening server in this process (so server and load generator share the cores).
+ * One figure over real HTTP: `POST /flux-api/{package}/execute` against a listening server in
+ * this process, driven by autocannon in a worker thread (the two share the machine's cores).
  */
-import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { HttpJob } from './http-worker.js';
 
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  '2xx': number;
-  duration: number;
+interface HttpResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  failed: number;
 }
 
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-
-// autocannon ships CommonJS without type declarations.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
 export async function httpExecutions(address: string, seconds: number, connections: number) {
-  const result = await autocannon({
+  const job: HttpJob = {
     url: `${address}/flux-api/bench/execute`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ fluxName: 'bench.PingPong', tags: ['http'] }),
     connections,
-    duration: seconds,
+    seconds,
+  };
+  const worker = new Worker(new URL('./http-worker.js', import.meta.url), { workerData: job });
+  const message = await new Promise<{ result?: HttpResult; error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
   });
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`HTTP executions failed: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  await worker.terminate();
+  if (!message.result) throw new Error(`the HTTP load generator failed: ${message.error}`);
+  if (message.result.failed > 0) {
+    throw new Error(`HTTP executions failed: ${message.result.failed} errors or non-2xx answers`);
   }
-  return { perSecond: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99 };
+  return message.result;
 }
