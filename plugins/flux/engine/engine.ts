@@ -24,19 +24,14 @@ import {
 import { ContextStore } from '../store/context-store.js';
 import { IdempotencyStore } from '../store/idempotency.js';
 import { listContexts } from '../store/listing.js';
-import {
-  contextView,
-  FINISHED,
-  newContextRecord,
-  stateContextView,
-  type ContextRecord,
-} from '../store/record.js';
+import { contextView, FINISHED, stateContextView, type ContextRecord } from '../store/record.js';
 import { TimerScheduler } from '../timers/scheduler.js';
+import { ContextWork } from './context-work.js';
 import { DueTimers } from './due-timers.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { FluxMetrics } from './metrics.js';
 import { KeyedSerializer, mapLimit } from './serializer.js';
-import { StepRunner, type Work } from './step-runner.js';
+import { StepRunner } from './step-runner.js';
 import type {
   ContextFilter,
   ContextRef,
@@ -88,6 +83,7 @@ export class FluxEngineImpl implements FluxEngine {
   private readonly concurrency: number;
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly dueTimers: DueTimers;
+  private readonly work: ContextWork;
   private started = false;
   private sweepTimer: TimerHandle | undefined;
 
@@ -99,7 +95,7 @@ export class FluxEngineImpl implements FluxEngine {
     this.idempotency = new IdempotencyStore(deps.store.store('idempotency'));
     this.dueTimers = new DueTimers(
       this.concurrency,
-      (id, deadline) => this.withContext(id, (work) => this.runner.fire(work, deadline)),
+      (id, deadline) => this.work.withContext(id, (work) => this.runner.fire(work, deadline)),
       (err, id) => {
         if (!(err instanceof ContextNotFoundError)) {
           deps.logger.error({ err, contextId: id }, 'a workflow timer failed');
@@ -126,15 +122,26 @@ export class FluxEngineImpl implements FluxEngine {
       maxSteps: o.maxStepsPerRun ?? 1000,
       onDeadline: (id, at) => this.scheduler.schedule(id, at),
     });
+    this.work = new ContextWork({
+      contexts: this.contexts,
+      definitions: this.definitions,
+      serializer: this.serializer,
+      runner: this.runner,
+      clock: deps.clock,
+      onStarted: (payload) => {
+        this.metrics.started.inc();
+        deps.events.emit('flux.context.started', payload);
+      },
+    });
     this.dispatcher = new EventDispatcher({
       contexts: this.contexts,
       definitions: this.definitions,
       idempotency: this.idempotency,
       serializer: this.serializer,
       concurrency: this.concurrency,
-      withContext: (id, fn) => this.withContext(id, fn),
+      withContext: (id, fn) => this.work.withContext(id, fn),
       deliver: (work, event) => this.runner.deliver(work, event),
-      start: (def, request, extraVars, extraOps) => this.startContext(def, request, extraVars, extraOps),
+      start: (def, request, extraVars, extraOps) => this.work.start(def, request, extraVars, extraOps),
       onBackgroundError: (err, id) =>
         deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
       now: () => deps.clock.now(),
@@ -156,9 +163,11 @@ export class FluxEngineImpl implements FluxEngine {
     const running: number[] = [];
     for await (const id of this.contexts.ids('status', 'RUNNING', true)) running.push(id);
     await mapLimit(running, this.concurrency, (id) =>
-      this.withContext(id, async () => undefined).catch((err: unknown) =>
-        this.deps.logger.error({ err, contextId: id }, 'resuming a workflow context failed'),
-      ),
+      this.work
+        .withContext(id, async () => undefined)
+        .catch((err: unknown) =>
+          this.deps.logger.error({ err, contextId: id }, 'resuming a workflow context failed'),
+        ),
     );
     this.started = true;
     this.dueTimers.resume();
@@ -188,7 +197,7 @@ export class FluxEngineImpl implements FluxEngine {
     }
     checkTags(request.tags);
     const key = request.idempotencyKey;
-    if (key === undefined) return this.startContext(def, { ...request, startState });
+    if (key === undefined) return this.work.start(def, { ...request, startState });
     return this.once(`execute:${key}`, async () => {
       const seen = await this.idempotency.getExecute(key);
       if (seen?.final) return { contextId: seen.contextId, state: seen.state };
@@ -197,7 +206,7 @@ export class FluxEngineImpl implements FluxEngine {
         const view = await this.serializer.run(seen.contextId, () => this.contexts.load(seen.contextId));
         return { contextId: seen.contextId, state: view?.record.currentState ?? seen.state };
       }
-      return this.startContext(def, { ...request, startState }, {}, (r) => [
+      return this.work.start(def, { ...request, startState }, {}, (r) => [
         this.idempotency.executeOp(key, {
           contextId: r.id,
           state: r.currentState,
@@ -213,7 +222,7 @@ export class FluxEngineImpl implements FluxEngine {
   }
 
   async terminate(contextId: number): Promise<void> {
-    await this.withContext(contextId, async (work) => {
+    await this.work.withContext(contextId, async (work) => {
       if (FINISHED.has(work.record.status)) {
         throw new ContextFinishedError(`context ${contextId} has already finished (${work.record.status})`);
       }
@@ -286,7 +295,7 @@ export class FluxEngineImpl implements FluxEngine {
     change: (current: string[]) => string[],
   ): Promise<void> {
     checkTags(tags);
-    await this.withContext(contextId, async (work) => {
+    await this.work.withContext(contextId, async (work) => {
       const next = change(work.record.tags);
       if (next.length === work.record.tags.length && next.every((t, i) => t === work.record.tags[i])) return;
       work.record.tags = next;
@@ -316,58 +325,6 @@ export class FluxEngineImpl implements FluxEngine {
     const def = this.definitions.get(packageName, fluxName);
     if (!def) throw new WorkflowNotFoundError(`package ${packageName} has no workflow ${fluxName}`);
     return def;
-  }
-
-  /**
-   * Runs `fn` on a context inside its serializer. A context found RUNNING there was caught
-   * mid-step (by a crash): it is run to rest first, so `fn` always sees a context at rest.
-   */
-  private withContext<T>(contextId: number, fn: (work: Work) => Promise<T>): Promise<T> {
-    return this.serializer.run(contextId, async () => {
-      const loaded = await this.contexts.load(contextId);
-      if (!loaded) throw new ContextNotFoundError(`no context ${contextId}`);
-      const r = loaded.record;
-      const def = await this.definitions.version(r.packageName, r.fluxName, r.definitionVersion);
-      const work: Work = { stored: loaded, record: r, def, emits: [], dirty: false };
-      if (r.status === 'RUNNING') await this.runner.run(work);
-      return fn(work);
-    });
-  }
-
-  /** Creates a context RUNNING in its start state and runs it to rest. */
-  private startContext(
-    def: FluxDefinition,
-    request: Pick<ExecuteRequest, 'startState' | 'input' | 'tags' | 'user'>,
-    extraVars: Record<string, unknown> = {},
-    extraOps?: Work['extraOps'],
-  ): Promise<ContextRef> {
-    const id = this.contexts.allocateId();
-    const now = this.deps.clock.now();
-    const start = def.byName.get(request.startState ?? def.states[0]!.name)!;
-    const record = newContextRecord(id, def, start, request, extraVars, now);
-    const payload = {
-      contextId: id,
-      fluxName: def.fluxName,
-      packageName: def.packageName,
-      state: start.name,
-    };
-    const work: Work = {
-      stored: undefined,
-      record,
-      def,
-      ...(extraOps ? { extraOps } : {}),
-      dirty: true,
-      emits: [
-        () => {
-          this.metrics.started.inc();
-          this.deps.events.emit('flux.context.started', payload);
-        },
-      ],
-    };
-    return this.serializer.run(id, async () => {
-      await this.runner.run(work);
-      return { contextId: id, state: record.currentState };
-    });
   }
 
   /** De-duplicates concurrent requests with the same idempotency key in this process. */

@@ -84,12 +84,12 @@ export class EventDispatcher {
       }
       if (fromService && this.deps.serializer.busy(id)) {
         queued.push(id);
-        this.deliverOne(id, event, strict, request.tags, idem).catch((err: unknown) =>
+        this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem).catch((err: unknown) =>
           this.deps.onBackgroundError(err, id),
         );
         return undefined;
       }
-      return this.deliverOne(id, event, strict, request.tags, idem);
+      return this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem);
     };
 
     if (request.contextId !== undefined) {

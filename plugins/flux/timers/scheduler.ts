@@ -91,6 +91,9 @@ export class TimerScheduler {
 
   private hold(id: number, deadline: number): void {
     if (this.held.get(id) === deadline) return;
+    // The wheel only moves when its wake-up fires; bring it to now first, so its position is
+    // never far behind the clock (an idle wheel after a long quiet spell, a clock set forward).
+    for (const e of this.wheel!.advance(this.clock.now())) this.due(e.id, e.deadline);
     this.held.set(id, deadline);
     if (!this.wheel!.add({ id, deadline })) this.due(id, deadline);
   }

@@ -77,9 +77,13 @@ export class TimingWheel {
         break;
       }
       if (this.counts[0] === 0) {
-        // Nothing at level 0: jump to the last tick before the next level-0 turn.
-        // (Arithmetic, not `|`: ticks are far beyond 32 bits.)
-        const turnEnd = this.tick - (this.tick % (this.mask + 1)) + this.mask;
+        // Levels below `level` are empty: nothing fires or cascades before the next period of
+        // `level` starts, so jump to the tick just before it. (Arithmetic, not `|`: ticks are far
+        // beyond 32 bits.)
+        let level = 1;
+        while (level < this.wheels.length - 1 && this.counts[level] === 0) level++;
+        const period = 2 ** (this.bits * level);
+        const turnEnd = this.tick - (this.tick % period) + period - 1;
         const skipTo = Math.min(target, turnEnd);
         if (skipTo > this.tick && skipTo !== this.tick + 1) {
           this.tick = skipTo - 1;

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { FakeClock } from '../../../../core/clock.js';
-import { createMemoryStorage } from '../../../../core/storage/level-storage.js';
+import { join } from 'node:path';
+import { createLevelStorage, createMemoryStorage } from '../../../../core/storage/level-storage.js';
+import { tempDir } from '../../../helpers.js';
 import { FakeServices, flux, harness } from './harness.js';
 
 const FLOW = `
@@ -103,5 +105,41 @@ describe('flux engine: durability and recovery', () => {
       ].sort(),
     );
     await h.engine.stop();
+  });
+
+  it('survives closing and reopening a LevelDB on disk: contexts, versions, counter and timers', async () => {
+    const dir = join(tempDir('junction-flux-engine-'), 'db');
+    const clock = new FakeClock();
+    const services = new FakeServices();
+    services.define('app', 'Work.run', () => ({ ok: true }));
+    const v1 = flux('Flow', FLOW);
+    const first = await harness({ storage: createLevelStorage(dir), clock, services, packages: { app: v1 } });
+    const a = await first.engine.execute({ packageName: 'app', fluxName: 'Flow', tags: ['disk'] });
+    const b = await first.engine.execute({ packageName: 'app', fluxName: 'Flow' });
+    await first.engine.stop();
+    await first.storage.close();
+
+    clock.set(clock.now() + 2 * 3600_000);
+    const v2 = flux('Flow', FLOW.replace('{ event: go, to: end }', '{ event: go, to: late }'));
+    const second = await harness({
+      storage: createLevelStorage(dir),
+      clock,
+      services,
+      packages: { app: v2 },
+    });
+    await second.engine.idle();
+    // Both deadlines (PT1H) passed while down: fired at start-up.
+    for (const id of [a.contextId, b.contextId]) {
+      expect((await second.engine.getContext(id))!).to.include({ status: 'DONE', currentState: 'late' });
+    }
+    expect(
+      (await second.engine.listContexts({ tags: ['disk'], limit: 10, page: 0 })).map((c) => c.id),
+    ).to.deep.equal([a.contextId]);
+    expect(JSON.stringify(await second.engine.getDefinition({ contextId: a.contextId }))).to.contain(
+      '"to":"end"',
+    );
+    expect((await second.engine.execute({ packageName: 'app', fluxName: 'Flow' })).contextId).to.equal(3);
+    await second.engine.stop();
+    await second.storage.close();
   });
 });

@@ -103,3 +103,30 @@ describe('flux timers: the scheduler', () => {
     scheduler.stop();
   });
 });
+
+describe('flux timers: the scheduler after a long quiet spell', () => {
+  it('holds a new deadline correctly when the clock moved far past the wheel', async () => {
+    const clock = new FakeClock(0);
+    const source = { async *deadlines(): AsyncIterable<[number, number]> {} };
+    const fired: number[] = [];
+    const scheduler = new TimerScheduler(clock, source, (id) => fired.push(id), { horizonMs: 60_000 });
+    await scheduler.start();
+    clock.set(3 * 365 * 24 * 3600_000); // beyond the wheel's span, nothing fired meanwhile
+    await clock.advance(30_000); // the refill timer raises the horizon
+    await scheduler.idle();
+    scheduler.schedule(7, clock.now() + 5_000);
+    await clock.advance(5_000);
+    expect(fired).to.deep.equal([7]);
+    scheduler.stop();
+  });
+});
+
+describe('flux timers: the wheel over long jumps', () => {
+  it('fires an entry a year ahead exactly at its deadline', () => {
+    const wheel = new TimingWheel(0);
+    const year = 365 * 24 * 3600_000;
+    wheel.add({ id: 1, deadline: year });
+    expect(wheel.advance(year - 1)).to.deep.equal([]);
+    expect(wheel.advance(year).map((e) => e.id)).to.deep.equal([1]);
+  });
+});
