@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { FakeClock } from '../../../core/clock.js';
+import { LoginThrottle } from '../../../plugins/auth/login-throttle.js';
 import { authApp, CLIENT, PASSWORDS, type AuthTestApp } from './fixture.js';
 
 describe('plugins/auth: brute-force protection of the password grant', () => {
@@ -46,5 +48,26 @@ describe('plugins/auth: brute-force protection of the password grant', () => {
     expect((await attempt('alice', PASSWORDS.alice, '10.2.1.1')).statusCode).to.equal(200);
     for (let i = 0; i < 2; i++) await attempt('alice', 'wrong', `10.2.2.${i}`);
     expect((await attempt('alice', PASSWORDS.alice, '10.2.3.1')).statusCode).to.equal(200);
+  });
+});
+
+describe('plugins/auth: LoginThrottle', () => {
+  it('forgets failures that left the window and bounds the keys it tracks', async () => {
+    const clock = new FakeClock();
+    const throttle = new LoginThrottle(clock, { maxFailures: 2, windowMs: 10_000, maxKeys: 4 });
+    throttle.recordFailure('a', '1.1.1.1');
+    await clock.advance(6_000);
+    throttle.recordFailure('a', '1.1.1.2');
+    expect(throttle.retryAfter('a', '9.9.9.9')).to.equal(4);
+    await clock.advance(4_000);
+    expect(throttle.retryAfter('a', '9.9.9.9')).to.equal(0);
+    // Two more keys (user b, its address) push the oldest out: at most four are tracked.
+    throttle.recordFailure('b', '2.2.2.2');
+    throttle.recordFailure('b', '2.2.2.2');
+    expect(throttle.retryAfter('b', '0.0.0.0')).to.equal(10);
+    expect(throttle.retryAfter('x', '2.2.2.2')).to.equal(10);
+    for (let i = 0; i < 10; i++) throttle.recordFailure(`u${i}`, `3.3.3.${i}`);
+    expect(throttle.retryAfter('b', '0.0.0.0')).to.equal(0);
+    throttle.prune();
   });
 });
