@@ -39,11 +39,12 @@ states:
 `,
 };
 
-function writePackage(servicesDir: string, name: string, workflows: Record<string, string>): void {
+/** Writes a package: `files` maps a workflow path (`a/B`) or a file path (`code/x.js`) to its text. */
+function writePackage(servicesDir: string, name: string, files: Record<string, string>): void {
   const dir = join(servicesDir, name);
   writeFileSync(join(mkdir(dir), 'package.yaml'), `name: ${name}\nversion: 1.0.0\n`);
-  for (const [path, text] of Object.entries(workflows)) {
-    const file = join(dir, 'flux', `${path}.flux.yaml`);
+  for (const [path, text] of Object.entries(files)) {
+    const file = join(dir, path.includes('.') ? path : join('flux', `${path}.flux.yaml`));
     mkdir(dirname(file));
     writeFileSync(file, text);
   }
@@ -86,7 +87,7 @@ export async function login(app: Junction, username: keyof typeof PASSWORDS): Pr
 
 export interface FluxTestOptions extends TestAppOptions {
   auth?: boolean;
-  /** More packages to deploy beside `orders`: name → workflow path → text. */
+  /** More packages to deploy beside `orders`: name → workflow path (or file path) → text. */
   packages?: Record<string, Record<string, string>>;
 }
 

@@ -90,6 +90,37 @@ describe('plugins/flux/api: contexts, context, state, tags, definition', () => {
       ]);
     });
 
+    it('shows why a FAILED context failed', async () => {
+      await app.stop();
+      ({ app } = await fluxApp({
+        packages: {
+          stock: {
+            'code/Checks.js': "export async function reserve() { throw new Error('out of stock'); }\n",
+            'flux/Reserve.flux.yaml': [
+              'states:',
+              '  - name: reserve',
+              '    action: { type: invokeCode, className: Checks, methodName: reserve }',
+              '    transitions:',
+              '      - { to: done }',
+              '  - name: done',
+              '',
+            ].join('\n'),
+          },
+        },
+      }));
+      const started = await app.inject({
+        method: 'POST',
+        url: '/flux-api/stock/execute',
+        payload: { fluxName: 'Reserve' },
+      });
+      expect(started.statusCode, started.body).to.equal(200);
+      const res = await app.inject(`/flux-api/context?contextId=${started.json().contextId}`);
+      expect(res.json()).to.include({ status: 'FAILED', currentState: 'reserve', waiting: false });
+      expect(res.json().error.message).to.contain('out of stock');
+      const listed = await app.inject('/flux-api/contexts?status=FAILED');
+      expect(listed.json()[0].error.message).to.contain('out of stock');
+    });
+
     it('answers a state context, 404 for an unknown state or context, 400 without stateName', async () => {
       const id = await start('approval.OrderApproval');
       const res = await app.inject(`/flux-api/context/state?contextId=${id}&stateName=await`);
