@@ -145,6 +145,7 @@ describe('plugins/flux/api: execute, terminate, event', () => {
       expect(expectError(await event({}), 400, 'JCT_VALIDATION').message).to.contain('"event"');
       expectError(await event({ event: 'x' }, '?contextId=x'), 400, 'JCT_VALIDATION');
       expectError(await event({ event: 'x' }, '?contextId=42'), 404, 'JCT_FLUX_CONTEXT_NOT_FOUND');
+      expectError(await event({ event: '$else' }), 400, 'JCT_FLUX_EVENT_INVALID');
     });
 
     it('answers a retry with the same Idempotency-Key with the first result', async () => {
