@@ -14,7 +14,7 @@ import { registerCoreRoutes } from './http/core-routes.js';
 import { createHttp } from './http/server.js';
 import { Lifecycle, type LifecycleState } from './lifecycle.js';
 import { createLogger } from './logger.js';
-import { resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
+import { checkOrder, resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
 import type { JunctionApp, JunctionPlugin } from './plugins/types.js';
 import { createSandbox } from './sandbox/index.js';
 import type { Sandbox, SandboxHost } from './sandbox/types.js';
@@ -60,6 +60,8 @@ export class Junction implements JunctionApp {
   private started: ResolvedPlugin[] = [];
   private listening: string | undefined;
   private registering = true;
+  /** @internal set once shutdown begins */
+  closing = false;
 
   private constructor(
     readonly config: JunctionConfig,
@@ -118,6 +120,12 @@ export class Junction implements JunctionApp {
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
     registerPackageRoutes(http, services);
+    // During shutdown, answers to requests that were in flight close their connection, so a
+    // keep-alive client cannot hold the server open after its last answer.
+    http.addHook('onSend', (_request, reply, payload, done) => {
+      if (app.closing) reply.header('connection', 'close');
+      done(null, payload);
+    });
     return app;
   }
 
@@ -139,7 +147,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -185,7 +193,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -218,9 +226,22 @@ export class Junction implements JunctionApp {
     }
   }
 
+  private async plugins(): Promise<ResolvedPlugin[]> {
+    if (!this.pluginList) return resolvePlugins(this.config.plugins);
+    checkOrder(this.pluginList.map((p) => p.plugin));
+    return this.pluginList;
+  }
+
   private async shutdown(): Promise<void> {
     const errors: unknown[] = [];
+    this.closing = true;
+    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut.
+    const deadline = setTimeout(
+      () => this.http.server.closeAllConnections(),
+      this.config.server.shutdownTimeoutMs,
+    );
     await this.http.close().catch((e: unknown) => errors.push(e));
+    clearTimeout(deadline);
     for (const p of [...this.started].reverse()) {
       if (!p.plugin.stop) continue;
       try {

@@ -254,6 +254,9 @@ function compileTransition(
       if (t.event.startsWith('$') && t.event !== ELSE_EVENT && t.event !== EXCEPTION_EVENT) {
         return void fail(`unknown special event "${t.event}" (only $else and $exception)`);
       }
+      if (t.event.startsWith('$') && t.condition !== undefined) {
+        return void fail(`a ${t.event} transition takes no \`condition\``);
+      }
       return { kind: 'event', to, event: t.event, ...condition };
     case 'after': {
       const text = String(t.after);

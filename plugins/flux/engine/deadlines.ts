@@ -49,12 +49,19 @@ export function nextCron(cron: string, now: number, timezone: string): number {
 }
 
 /**
- * An `at` expression's value: epoch ms, or a date string. null and undefined arm no deadline (an
+ * An `at` expression's value: epoch ms, a date string, or a Date. null and undefined arm no deadline (an
  * optional timeout); anything else is an error of the state.
  */
 function toEpoch(value: unknown, expression: string): number | undefined {
   if (value === null || value === undefined) return undefined;
-  const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+  const ms =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string'
+        ? Date.parse(value)
+        : value instanceof Date
+          ? value.getTime()
+          : NaN;
   if (!Number.isFinite(ms)) {
     throw new StepError(
       `\`at\` expression "${expression}" gave ${JSON.stringify(value)}, not a date`,

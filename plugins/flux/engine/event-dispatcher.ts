@@ -10,7 +10,7 @@ import type { FluxDefinition } from '../definitions/types.js';
 import { ContextFinishedError, ContextNotFoundError } from '../errors.js';
 import { idKey, type ContextStore } from '../store/context-store.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
-import { intersect } from '../store/listing.js';
+import { IntersectionStream, iterate, UnionStream } from '../store/id-stream.js';
 import { FINISHED, isWaiting, type ContextRecord, type EventRecord } from '../store/record.js';
 import { mapLimit, type KeyedSerializer } from './serializer.js';
 import type { Work } from './step-runner.js';
@@ -101,9 +101,18 @@ export class EventDispatcher {
     }
 
     const candidates: number[] = [];
+    // By tags: the waiting contexts (either waiting status) carrying every tag.
     const source =
       request.tags && request.tags.length > 0
-        ? intersect([...new Set(request.tags)].map((t) => this.deps.contexts.ids('tag', t)))
+        ? iterate(
+            new IntersectionStream([
+              ...[...new Set(request.tags)].map((t) => this.deps.contexts.stream('tag', t)),
+              new UnionStream([
+                this.deps.contexts.stream('status', 'WAITING'),
+                this.deps.contexts.stream('status', 'WAITING_UNTIL'),
+              ]),
+            ]),
+          )
         : this.deps.contexts.ids('await', request.event);
     for await (const id of source) candidates.push(id);
     candidates.reverse();

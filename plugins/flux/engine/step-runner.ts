@@ -39,6 +39,10 @@ export interface Work {
   dirty: boolean;
 }
 
+/** Errors of writing a context (storage), as opposed to errors of the workflow. */
+const writeFailures = new WeakSet<object>();
+const isWriteFailure = (err: unknown) => typeof err === 'object' && err !== null && writeFailures.has(err);
+
 export interface StepRunnerDeps {
   services: ServiceRegistry;
   store: ContextStore;
@@ -71,6 +75,9 @@ export class StepRunner {
         }
         this.move(work, next, 'immediate');
       } catch (err) {
+        // Storage failing is no error of the workflow's: the change is not made and the caller
+        // gets the error; what is stored stays as it was (recovery resumes from it).
+        if (isWriteFailure(err)) throw err;
         const handled = this.exception(work, state, err);
         if (!handled) {
           await this.persist(work);
@@ -110,6 +117,7 @@ export class StepRunner {
         if (holds && target === undefined) target = t.to;
       }
     } catch (err) {
+      if (isWriteFailure(err)) throw err;
       // A condition that throws is the waiting state's exception.
       if (!this.exception(work, state, err)) await this.persist(work);
       else await this.run(work);
@@ -147,7 +155,12 @@ export class StepRunner {
     const r = work.record;
     r.updatedAt = this.deps.clock.now();
     const extra = work.extraOps?.(r) ?? [];
-    work.stored = await this.deps.store.save(r, work.stored, extra);
+    try {
+      work.stored = await this.deps.store.save(r, work.stored, extra);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) writeFailures.add(err);
+      throw err;
+    }
     work.dirty = false;
     const emits = work.emits.splice(0);
     for (const emit of emits) emit();

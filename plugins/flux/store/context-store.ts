@@ -5,7 +5,7 @@
  * id and reverse iteration lists newest first; the deadline index sorts by time.
  */
 import type { BatchOp, Store } from '../../../core/storage/types.js';
-import type { FluxStatus } from '../engine/types.js';
+import { KeyIdStream, type IdStream } from './id-stream.js';
 import { isWaiting, type ContextRecord } from './record.js';
 
 export type IndexKind = 'flux' | 'status' | 'state' | 'start' | 'tag' | 'await';
@@ -106,9 +106,14 @@ export class ContextStore {
     }
   }
 
-  /** Ids of every context, newest first. */
-  async *allIds(): AsyncIterableIterator<number> {
-    for await (const k of this.contexts.keys({ reverse: true })) yield Number(k);
+  /** A seekable stream of the ids in one index entry, newest first. */
+  stream(kind: IndexKind, value: string): IdStream {
+    return new KeyIdStream(this.index, `${kind}/${enc(value)}/`);
+  }
+
+  /** A seekable stream of every context id, newest first. */
+  allStream(): IdStream {
+    return new KeyIdStream(this.contexts, '');
   }
 
   /** `[deadline, id]` of waiting timers with `after < deadline <= until`, earliest first. */
@@ -118,12 +123,5 @@ export class ContextStore {
       const [, at, id] = k.split('/');
       yield [Number(at), Number(id)];
     }
-  }
-
-  /** Contexts counted by status (for start-up logging and metrics). */
-  async countStatus(status: FluxStatus): Promise<number> {
-    let n = 0;
-    for await (const _ of this.ids('status', status)) n++;
-    return n;
   }
 }

@@ -69,6 +69,7 @@ states:
       - { cron: "61 * * * *", to: a }
       - { event: go, after: PT1H, to: a }
       - { event: $weird, to: a }
+      - { event: $else, to: a, condition: "true" }
   - name: a
   - name: b
     action: { type: invokeService }
@@ -90,6 +91,7 @@ states:
     expect(errors).to.include(
       `${f}: state "a": transition #5: unknown special event "$weird" (only $else and $exception)`,
     );
+    expect(errors).to.include(`${f}: state "a": transition #6: a $else transition takes no \`condition\``);
     expect(errors).to.include(`${f}: state "b": action: invokeService needs \`service\``);
     expect(errors).to.include(`${f}: state "c": action: service "Other.x" is not in this package`);
     expect(errors).to.include(`${f}: state "d": action: \`type\` must be invokeCode, invokeService or none`);

@@ -142,4 +142,39 @@ describe('flux engine: durability and recovery', () => {
     await second.engine.stop();
     await second.storage.close();
   });
+
+  it('a failed write is no workflow error: the context is not marked FAILED and resumes later', async () => {
+    const storage = createMemoryStorage();
+    const clock = new FakeClock();
+    const services = new FakeServices();
+    let failWrites = 0;
+    let runs = 0;
+    services.define('app', 'Work.run', () => {
+      runs++;
+      if (runs === 1) failWrites = 1; // one write fails just after the first action ran
+      return { runs };
+    });
+    const contexts = (await storage.open(), storage.store('flux').store('contexts'));
+    const batch = contexts.batch.bind(contexts);
+    contexts.batch = async (ops, options) => {
+      if (failWrites > 0) {
+        failWrites--;
+        throw new Error('disk full');
+      }
+      return batch(ops, options);
+    };
+    const first = await harness({ storage, clock, services, packages: { app: flux('Flow', FLOW) } });
+    const err = await first.engine.execute({ packageName: 'app', fluxName: 'Flow' }).catch((e: Error) => e);
+    expect((err as Error).message).to.equal('disk full');
+    const [caught] = await first.engine.listContexts({ limit: 1, page: 0 });
+    expect(caught).to.include({ status: 'RUNNING', currentState: 'start' });
+    first.engine.scheduler.stop();
+    const second = await harness({ storage, clock, services, packages: { app: flux('Flow', FLOW) } });
+    expect((await second.engine.getContext(caught!.id))!).to.include({
+      status: 'WAITING_UNTIL',
+      currentState: 'wait',
+    });
+    expect(runs).to.equal(2);
+    await second.engine.stop();
+  });
 });

@@ -277,4 +277,28 @@ describe('flux engine: execution', () => {
     const e = await h.engine.getDefinition({ fluxName: 'nope' }).catch((err: any) => err.code);
     expect(e).to.equal('JCT_FLUX_WORKFLOW_NOT_FOUND');
   });
+
+  it('emits transitions on app.events after they are written, and counts them in metrics', async () => {
+    const seenAt: string[] = [];
+    h.events.on('flux.context.transitioned', (p) => seenAt.push(`${p.from}->${p.to}`));
+    const { contextId } = await h.engine.execute({
+      packageName: 'orders',
+      fluxName: 'approval.OrderApproval',
+      input: { orderId: 5 },
+    });
+    await h.engine.sendEvent({ event: 'approve', contextId, input: { amount: 1 } });
+    expect(seenAt).to.deep.equal(['validate->await', 'await->approved']);
+    expect(h.seen['flux.context.transitioned']!.every((p) => p.contextId === contextId)).to.equal(true);
+    const text = await h.metrics.metrics();
+    expect(text).to.match(/junction_flux_contexts_started_total 1/);
+    expect(text).to.match(/junction_flux_transitions_total 2/);
+    expect(text).to.match(/junction_flux_contexts_ended_total\{status="DONE"\} 1/);
+    const unvisited = await h.engine.getStateContext(contextId, 'review');
+    expect(unvisited).to.deep.equal({
+      name: 'review',
+      input: { name: 'review.input', type: 'model', allowExtraProperties: true, modelProperties: [] },
+      output: { name: 'review.output', type: 'model', allowExtraProperties: true, modelProperties: [] },
+      transitionContexts: [],
+    });
+  });
 });

@@ -25,7 +25,7 @@ states:
   - name: await
     transitions:
       - { event: approve, to: done, condition: "event.input.by !== vars.customer" }
-      - { at: "vars.total > 50 ? new Date(Date.now() + 60000).toISOString() : null", to: done }
+      - { at: "vars.total > 50 ? new Date(Date.now() + 60000) : null", to: done }
   - name: notify
     action: { type: invokeService, service: orders.Checks.notify }
     transitions:
@@ -63,11 +63,28 @@ describe('flux engine on the real sandbox', function () {
       start: () => handle.start(),
       stop: () => handle.stop(),
     };
-    app = await servicesApp({ start: false, plugins: [plugin] });
+    app = await servicesApp({ start: false, plugins: [plugin], config: { sandbox: { timeoutMs: 300 } } });
     writePackage(app.config.servicesDir, 'shop', {
       'package.yaml': manifest('shop'),
       'code/orders/Checks.js': CODE,
       'flux/orders/Order.flux.yaml': WORKFLOW,
+    });
+    writePackage(app.config.servicesDir, 'hostile', {
+      'package.yaml': manifest('hostile'),
+      'code/Spin.js': 'export async function forever() { for (;;) {} }',
+      'flux/Spin.flux.yaml': [
+        'states:',
+        '  - name: spin',
+        '    action: { type: invokeCode, className: Spin, methodName: forever }',
+        '    transitions:',
+        '      - { event: $exception, to: caught }',
+        '      - { to: never }',
+        '  - name: caught',
+        '    transitions:',
+        '      - { to: bad, condition: "vars.nope.deeper" }',
+        '  - name: bad',
+        '  - name: never',
+      ].join('\n'),
     });
     writePackage(app.config.servicesDir, 'broken', {
       'package.yaml': manifest('broken'),
@@ -164,5 +181,14 @@ describe('flux engine on the real sandbox', function () {
     expect(started.executions).to.have.length(1);
     const triggered = (await handle.engine.getContext(started.executions[0]!.contextId))!;
     expect(triggered.vars.$triggerFluxEvent).to.equal('order.placed');
+  });
+
+  it('survives a runaway action (time-out taken as $exception) and a throwing condition (FAILED)', async () => {
+    const ref = await handle.engine.execute({ packageName: 'hostile', fluxName: 'Spin' });
+    const ctx = (await handle.engine.getContext(ref.contextId))!;
+    expect((ctx.vars.$fluxException as any).type).to.equal('JCT_SANDBOX_TIMEOUT');
+    expect(ctx.currentState).to.equal('caught');
+    expect(ctx.status).to.equal('FAILED');
+    expect(ctx.error!.message).to.contain('vars.nope.deeper');
   });
 });

@@ -6,7 +6,13 @@
 import { expect } from 'chai';
 import type { LevelStorage } from '../../../../core/storage/level-storage.js';
 import { ContextStore, idKey } from '../../../../plugins/flux/store/context-store.js';
-import { intersect, listContexts } from '../../../../plugins/flux/store/listing.js';
+import {
+  IntersectionStream,
+  iterate,
+  UnionStream,
+  type IdStream,
+} from '../../../../plugins/flux/store/id-stream.js';
+import { listContexts } from '../../../../plugins/flux/store/listing.js';
 import type { ContextRecord } from '../../../../plugins/flux/store/record.js';
 import { ANONYMOUS } from '../../../../core/services/types.js';
 
@@ -110,14 +116,43 @@ export function contextStoreSuite(name: string, factory: StoreFactory): void {
       expect((await collect(store.deadlines(-1, 2000))).map((d) => d[1])).to.deep.equal([12, 11]);
     });
 
-    it('intersects descending id streams', async () => {
-      async function* from(ids: number[]) {
-        yield* ids;
+    it('intersects and unites descending id streams, seeking over long gaps', async () => {
+      const from = (ids: number[]): IdStream => {
+        let i = 0;
+        return {
+          next: async () => ids[i++],
+          seek: async (max) => {
+            while (i < ids.length && ids[i]! > max) i++;
+            return ids[i++];
+          },
+          close: async () => undefined,
+        };
+      };
+      const both = (a: IdStream[]) => collect(iterate(new IntersectionStream(a)));
+      expect(await both([from([9, 7, 5, 3, 1]), from([8, 7, 6, 3]), from([7, 3, 2])])).to.deep.equal([7, 3]);
+      expect(await both([from([5, 4]), from([])])).to.deep.equal([]);
+      expect(await collect(iterate(new UnionStream([from([9, 5, 2]), from([7, 5, 1])])))).to.deep.equal([
+        9, 7, 5, 2, 1,
+      ]);
+      expect(await both([from([10, 8, 6, 4]), new UnionStream([from([9, 8]), from([6, 5])])])).to.deep.equal([
+        8, 6,
+      ]);
+      // On the real index: 300 contexts tagged `many`, three of them also `few`.
+      for (let i = 1; i <= 300; i++) {
+        const id = store.allocateId();
+        await store.save(
+          record(id, { tags: [1, 150, 299].includes(i) ? ['many', 'few'] : ['many'] }),
+          undefined,
+        );
       }
-      expect(
-        await collect(intersect([from([9, 7, 5, 3, 1]), from([8, 7, 6, 3]), from([7, 3, 2])])),
-      ).to.deep.equal([7, 3]);
-      expect(await collect(intersect([from([5, 4]), from([])]))).to.deep.equal([]);
+      expect(await both([store.stream('tag', 'many'), store.stream('tag', 'few')])).to.deep.equal([
+        299, 150, 1,
+      ]);
+      const s = store.stream('tag', 'many');
+      expect(await s.next()).to.equal(300);
+      expect(await s.seek(42)).to.equal(42);
+      expect(await s.next()).to.equal(41);
+      await s.close();
     });
 
     it('lists with filters and pages through the indexes', async () => {
