@@ -12,8 +12,8 @@ export interface ThrottleSettings {
  * Brute-force protection of the password grant: failures are counted per username and per client
  * address in a sliding window; while either has reached the limit, password grants for it are
  * refused (429 with Retry-After) without checking the password. A success clears the user's
- * count but not the address's (an attacker with one valid account must not reset it). Kept in
- * memory: a restart clears it.
+ * count but not the address's earlier failures (an attacker with one valid account must not
+ * reset it). Kept in memory: a restart clears it.
  */
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
@@ -31,13 +31,21 @@ export class LoginThrottle {
     return Math.max(this.waitFor(`u:${username}`), this.waitFor(`a:${address}`));
   }
 
-  recordFailure(username: string, address: string): void {
+  /**
+   * Counts an attempt as a failure from the start, so that guesses sent in parallel are counted
+   * before their (slow) password checks finish. Call the returned function when the attempt
+   * succeeds: it takes the attempt back from the address and clears the user's count.
+   */
+  begin(username: string, address: string): () => void {
     this.push(`u:${username}`);
-    this.push(`a:${address}`);
-  }
-
-  recordSuccess(username: string): void {
-    this.failures.delete(`u:${username}`);
+    const at = this.push(`a:${address}`);
+    return () => {
+      this.failures.delete(`u:${username}`);
+      const times = this.failures.get(`a:${address}`);
+      const i = times?.lastIndexOf(at) ?? -1;
+      if (i >= 0) times!.splice(i, 1);
+      if (times?.length === 0) this.failures.delete(`a:${address}`);
+    };
   }
 
   /** Forgets failures that left the window (called periodically). */
@@ -64,7 +72,7 @@ export class LoginThrottle {
     return times;
   }
 
-  private push(key: string): void {
+  private push(key: string): number {
     const times = this.recent(key);
     if (times.length === 0) {
       if (this.failures.size >= this.maxKeys) {
@@ -74,8 +82,10 @@ export class LoginThrottle {
       }
       this.failures.set(key, times);
     }
-    times.push(this.clock.now());
+    const now = this.clock.now();
+    times.push(now);
     // Never keep more than the limit needs.
     if (times.length > this.settings.maxFailures) times.splice(0, times.length - this.settings.maxFailures);
+    return now;
   }
 }

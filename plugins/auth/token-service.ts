@@ -79,14 +79,14 @@ export class TokenService {
       });
     }
     const scope = grantScope(grant.scope, GRANTABLE_SCOPES);
+    const succeeded = this.throttle.begin(grant.username, grant.address);
     const user = await this.users.verify(grant.username, grant.password);
     if (user === undefined) {
-      this.throttle.recordFailure(grant.username, grant.address);
       this.metrics.grant('password', 'refused');
       this.logger.info({ username: grant.username, address: grant.address }, 'password grant refused');
       throw new OAuthError('invalid_grant', 'invalid username or password');
     }
-    this.throttle.recordSuccess(grant.username);
+    succeeded();
     const answer = await this.issue(user, grant.clientId, newFamilyId(), scope, scope, []);
     this.metrics.grant('password', 'issued');
     return answer;

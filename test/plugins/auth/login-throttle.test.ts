@@ -43,6 +43,20 @@ describe('plugins/auth: brute-force protection of the password grant', () => {
     expect((await attempt('bob', PASSWORDS.bob, '10.1.1.2')).statusCode).to.equal(200);
   });
 
+  it('counts guesses sent in parallel before their checks finish', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => attempt('alice', 'wrong', '10.3.0.1')));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    expect(statuses).to.deep.equal([400, 400, 400, 429, 429, 429, 429, 429]);
+  });
+
+  it('does not count successful logins against the address', async () => {
+    for (let i = 0; i < 5; i++)
+      expect((await attempt('bob', PASSWORDS.bob, '10.4.0.1')).statusCode).to.equal(200);
+    await attempt('x', 'wrong', '10.4.0.1');
+    await attempt('y', 'wrong', '10.4.0.1');
+    expect((await attempt('bob', PASSWORDS.bob, '10.4.0.1')).statusCode).to.equal(200);
+  });
+
   it('forgets a user’s failures after a successful login', async () => {
     for (let i = 0; i < 2; i++) await attempt('alice', 'wrong', `10.2.0.${i}`);
     expect((await attempt('alice', PASSWORDS.alice, '10.2.1.1')).statusCode).to.equal(200);
@@ -55,18 +69,18 @@ describe('plugins/auth: LoginThrottle', () => {
   it('forgets failures that left the window and bounds the keys it tracks', async () => {
     const clock = new FakeClock();
     const throttle = new LoginThrottle(clock, { maxFailures: 2, windowMs: 10_000, maxKeys: 4 });
-    throttle.recordFailure('a', '1.1.1.1');
+    throttle.begin('a', '1.1.1.1');
     await clock.advance(6_000);
-    throttle.recordFailure('a', '1.1.1.2');
+    throttle.begin('a', '1.1.1.2');
     expect(throttle.retryAfter('a', '9.9.9.9')).to.equal(4);
     await clock.advance(4_000);
     expect(throttle.retryAfter('a', '9.9.9.9')).to.equal(0);
     // Two more keys (user b, its address) push the oldest out: at most four are tracked.
-    throttle.recordFailure('b', '2.2.2.2');
-    throttle.recordFailure('b', '2.2.2.2');
+    throttle.begin('b', '2.2.2.2');
+    throttle.begin('b', '2.2.2.2');
     expect(throttle.retryAfter('b', '0.0.0.0')).to.equal(10);
     expect(throttle.retryAfter('x', '2.2.2.2')).to.equal(10);
-    for (let i = 0; i < 10; i++) throttle.recordFailure(`u${i}`, `3.3.3.${i}`);
+    for (let i = 0; i < 10; i++) throttle.begin(`u${i}`, `3.3.3.${i}`);
     expect(throttle.retryAfter('b', '0.0.0.0')).to.equal(0);
     throttle.prune();
   });
