@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -13,9 +14,13 @@ import { registerCoreRoutes } from './http/core-routes.js';
 import { createHttp } from './http/server.js';
 import { Lifecycle, type LifecycleState } from './lifecycle.js';
 import { createLogger } from './logger.js';
-import { resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
+import { checkOrder, resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
 import type { JunctionApp, JunctionPlugin } from './plugins/types.js';
+import { createSandbox } from './sandbox/index.js';
+import type { Sandbox, SandboxHost } from './sandbox/types.js';
+import { SandboxHostRelay } from './services/host.js';
 import { PackageRegistry } from './services/registry.js';
+import { registerPackageRoutes } from './services/routes.js';
 import { createLevelStorage } from './storage/level-storage.js';
 import type { Storage } from './storage/types.js';
 import { Tokens } from './tokens.js';
@@ -34,6 +39,8 @@ export interface BuildOptions {
   logger?: Logger;
   /** Plugin objects used instead of `config.plugins` (tests). */
   plugins?: { plugin: JunctionPlugin<any>; options?: Record<string, unknown> }[];
+  /** Makes the sandbox (default: the worker pool of `config.sandbox`). Tests may pass a fake. */
+  sandbox?: (host: SandboxHost) => Sandbox;
 }
 
 export interface StartOptions {
@@ -47,12 +54,14 @@ export interface StartOptions {
  */
 export class Junction implements JunctionApp {
   readonly container: DependencyContainer;
-  readonly events = new JunctionEvents();
+  readonly events: JunctionEvents;
   readonly metrics = new Registry();
   private readonly lifecycle = new Lifecycle();
   private started: ResolvedPlugin[] = [];
   private listening: string | undefined;
   private registering = true;
+  /** @internal set once shutdown begins */
+  closing = false;
 
   private constructor(
     readonly config: JunctionConfig,
@@ -62,8 +71,11 @@ export class Junction implements JunctionApp {
     readonly http: FastifyInstance,
     readonly services: PackageRegistry,
     private readonly pluginList: ResolvedPlugin[] | undefined,
+    container: DependencyContainer,
+    events: JunctionEvents,
   ) {
-    this.container = rootContainer.createChildContainer();
+    this.container = container;
+    this.events = events;
   }
 
   /** @internal */
@@ -80,19 +92,40 @@ export class Junction implements JunctionApp {
     container.register(Tokens.Storage, { useValue: storage });
     container.register(Tokens.Metrics, { useValue: metrics });
     container.register(Tokens.Http, { useValue: http });
+    const events = new JunctionEvents();
+    container.register(Tokens.Events, { useValue: events });
+    // The sandbox calls back into the registry, which needs the sandbox: a relay breaks the cycle.
+    const host = new SandboxHostRelay();
+    const makeSandbox =
+      options.sandbox ??
+      ((h: SandboxHost) =>
+        createSandbox({
+          ...config.sandbox,
+          threads: config.sandbox.threads ?? availableParallelism(),
+          host: h,
+          logger: logger.child({ component: 'sandbox' }),
+        }));
+    container.register(Tokens.SandboxPool, { useValue: makeSandbox(host) });
     const services = container.resolve(PackageRegistry);
+    host.bind(services.host);
     container.register(Tokens.ServiceRegistry, { useValue: services });
     const plugins = options.plugins?.map((p) => ({
       plugin: p.plugin,
       options: p.options ?? {},
       source: p.plugin.name,
     }));
-    const app = new Junction(config, logger, clock, storage, http, services, plugins);
-    Object.assign(app, { container, metrics });
-    container.register(Tokens.Events, { useValue: app.events });
+    const app = new Junction(config, logger, clock, storage, http, services, plugins, container, events);
+    Object.assign(app, { metrics });
     container.register(Tokens.App, { useValue: app });
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
+    registerPackageRoutes(http, services);
+    // During shutdown, answers to requests that were in flight close their connection, so a
+    // keep-alive client cannot hold the server open after its last answer.
+    http.addHook('onSend', (_request, reply, payload, done) => {
+      if (app.closing) reply.header('connection', 'close');
+      done(null, payload);
+    });
     return app;
   }
 
@@ -114,7 +147,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -160,7 +193,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = this.pluginList ?? (await resolvePlugins(this.config.plugins));
+      const plugins = await this.plugins();
       for (const p of plugins) {
         await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
           p.plugin.register(this, p.options),
@@ -193,9 +226,22 @@ export class Junction implements JunctionApp {
     }
   }
 
+  private async plugins(): Promise<ResolvedPlugin[]> {
+    if (!this.pluginList) return resolvePlugins(this.config.plugins);
+    checkOrder(this.pluginList.map((p) => p.plugin));
+    return this.pluginList;
+  }
+
   private async shutdown(): Promise<void> {
     const errors: unknown[] = [];
+    this.closing = true;
+    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut.
+    const deadline = setTimeout(
+      () => this.http.server.closeAllConnections(),
+      this.config.server.shutdownTimeoutMs,
+    );
     await this.http.close().catch((e: unknown) => errors.push(e));
+    clearTimeout(deadline);
     for (const p of [...this.started].reverse()) {
       if (!p.plugin.stop) continue;
       try {

@@ -63,7 +63,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       throw new ConfigLoadError([`${label}: cannot read the file (${(err as NodeJS.ErrnoException).code})`]);
     }
     try {
-      raw = loadYaml(text, { filename: file }) ?? {};
+      // A file of comments only is an empty configuration (js-yaml rejects an empty document).
+      raw = /^[ \t]*[^#\s]/m.test(text) ? (loadYaml(text, { filename: file }) ?? {}) : {};
     } catch (err) {
       const e = err as YAMLException;
       const where = e.mark ? ` at line ${e.mark.line + 1}, column ${e.mark.column + 1}` : '';

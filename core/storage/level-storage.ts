@@ -65,7 +65,11 @@ export class LevelStorage implements Storage {
     const key = path.join('/');
     let store = this.stores.get(key);
     if (!store) {
-      const sub = this.db.sublevel<string, unknown>(path, { valueEncoding: 'json' }) as unknown as Sub;
+      // A store's own keys live under a `#` sublevel of its path, so a nested store (another
+      // name under the same path) never shows up in the parent's key range.
+      const sub = this.db.sublevel<string, unknown>([...path, '#'], {
+        valueEncoding: 'json',
+      }) as unknown as Sub;
       store = new LevelStore(this, key, path, sub);
       this.stores.set(key, store);
     }
