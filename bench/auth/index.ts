@@ -73,6 +73,7 @@ try {
         payload:
           'grant_type=password&username=bench&password=bench-password&client_id=junction&client_secret=junction',
       });
+      if (res.statusCode !== 200) throw new Error(`password grant answered ${res.statusCode}: ${res.body}`);
       return res.json() as { access_token: string; refresh_token: string };
     }),
   );

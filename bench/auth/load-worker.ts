@@ -49,7 +49,7 @@ async function refreshChains(job: Extract<LoadJob, { kind: 'refresh' }>): Promis
       });
       const body = (await res.body.json()) as { refresh_token?: string };
       if (res.statusCode !== 200 || !body.refresh_token) {
-        errors++;
+        if (errors++ === 0) console.error(`refresh chain broken: ${res.statusCode} ${JSON.stringify(body)}`);
         return;
       }
       token = body.refresh_token;

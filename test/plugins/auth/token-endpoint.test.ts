@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createAuthPlugin } from '../../../plugins/auth/index.js';
+import { testApp } from '../../helpers.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { authApp, CLIENT, type AuthTestApp, login, PASSWORDS, post, probe } from './fixture.js';
 
@@ -321,6 +323,14 @@ describe('plugins/auth: POST /oauth/token', () => {
     expect((await probe(app, short.access_token)).statusCode).to.equal(200);
     await app.clock.advance(1_000);
     expect((await probe(app, short.access_token)).statusCode).to.equal(401);
+  });
+
+  it('refuses plugin options, naming them', async () => {
+    let err: unknown;
+    await testApp({ plugins: [{ plugin: createAuthPlugin(), options: { ttl: 5 } }] }).catch(
+      (e: unknown) => (err = e),
+    );
+    expect((err as Error).message).to.contain('takes no options (got ttl)');
   });
 
   it('lists the three endpoints in the OpenAPI document', async () => {
