@@ -2,7 +2,13 @@ import { Piscina } from 'piscina';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ConfigError, fromWireError } from '../errors.js';
-import { SandboxClosedError, SandboxCrashedError, SandboxInputError, ServiceError } from './errors.js';
+import {
+  SandboxClosedError,
+  SandboxCrashedError,
+  SandboxInputError,
+  ServiceError,
+  VersionNotDeployedError,
+} from './errors.js';
 import { HostBridge } from './host-bridge.js';
 import type { BatchResult, BatchTask, Job, Outcome, PortAnnouncement, WorkerSettings } from './protocol.js';
 import type {
@@ -11,6 +17,7 @@ import type {
   Sandbox,
   SandboxCall,
   SandboxEvaluation,
+  SandboxHost,
   SandboxOptions,
 } from './types.js';
 
@@ -41,13 +48,22 @@ export class SandboxPool implements Sandbox {
   /** Jobs in flight per package version, so `forget` can wait for them. */
   private readonly keyUse = new Map<string, number>();
   private readonly forgetWhenIdle = new Set<string>();
+  /**
+   * The code of every version submitted since it was last forgotten, taken from the host at the
+   * first submit: a worker that asks for it later still gets it even if the registry has dropped
+   * the version meanwhile (the call was accepted while it was deployed).
+   */
+  private readonly codeCache = new Map<string, PackageCode>();
+  private readonly host: SandboxHost;
 
   constructor(options: SandboxOptions) {
     validate(options);
     this.logger = options.logger;
     this.threadCount = options.threads;
+    this.host = options.host;
     this.bridge = new HostBridge(
       options.host,
+      (key) => this.codeCache.get(key) ?? this.host.code(key),
       {
         timeoutMs: options.httpTimeoutMs,
         maxBytes: options.httpMaxBytes,
@@ -116,7 +132,12 @@ export class SandboxPool implements Sandbox {
   forget(key: string): void {
     if (this.closed) return;
     if ((this.keyUse.get(key) ?? 0) > 0) this.forgetWhenIdle.add(key);
-    else this.bridge.broadcast({ type: 'forget', key });
+    else this.broadcastForget(key);
+  }
+
+  private broadcastForget(key: string): void {
+    this.codeCache.delete(key);
+    this.bridge.broadcast({ type: 'forget', key });
   }
 
   async close(): Promise<void> {
@@ -132,7 +153,12 @@ export class SandboxPool implements Sandbox {
     if (this.closed) return Promise.reject(new SandboxClosedError());
     const id = this.nextId++;
     const key = body.kind === 'inspect' ? undefined : body.key;
-    if (key !== undefined) this.keyUse.set(key, (this.keyUse.get(key) ?? 0) + 1);
+    if (key !== undefined) {
+      if (!this.codeCache.has(key) && !this.rememberCode(key)) {
+        return Promise.reject(new VersionNotDeployedError(`package version ${key} is not deployed`));
+      }
+      this.keyUse.set(key, (this.keyUse.get(key) ?? 0) + 1);
+    }
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { key, resolve, reject });
       this.queue.push({ ...body, id } as Job);
@@ -143,6 +169,19 @@ export class SandboxPool implements Sandbox {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /** Takes the version's code from the host; false when the host does not have it. */
+  private rememberCode(key: string): boolean {
+    let code: PackageCode | undefined;
+    try {
+      code = this.host.code(key);
+    } catch (err) {
+      this.logger.error({ err, key }, 'the sandbox host failed to give package code');
+    }
+    if (code === undefined) return false;
+    this.codeCache.set(key, code);
+    return true;
   }
 
   private flush(): void {
@@ -210,7 +249,7 @@ export class SandboxPool implements Sandbox {
       return;
     }
     this.keyUse.delete(key);
-    if (this.forgetWhenIdle.delete(key) && !this.closed) this.bridge.broadcast({ type: 'forget', key });
+    if (this.forgetWhenIdle.delete(key) && !this.closed) this.broadcastForget(key);
   }
 }
 

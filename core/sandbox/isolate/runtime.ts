@@ -118,6 +118,9 @@ export function isolateRuntime(host: any, packageName: string): any {
   }
 
   return {
+    ping(): number {
+      return 1;
+    },
     register(path: string, namespace: any): void {
       namespaces.set(path, namespace);
     },

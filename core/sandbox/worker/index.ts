@@ -15,7 +15,9 @@ import { PackageCache } from './package-cache.js';
 const settings = workerData as WorkerSettings;
 const channel = new MessageChannel();
 const link = new HostLink(channel.port1, (key) => cache.forget(key));
-const cache: PackageCache = new PackageCache(link, settings, createHostReference(link, ivm));
+const cache: PackageCache = new PackageCache(link, settings, (pkg) =>
+  createHostReference(link, ivm, () => pkg.probe()),
+);
 const runner = new JobRunner(cache, settings.timeoutMs);
 // Piscina forwards a worker's parentPort messages to the pool's 'message' event: that is how the
 // main thread gets this worker's port.

@@ -8,13 +8,10 @@ import {
   SandboxTimeoutError,
   wireErrorWithStatus,
 } from '../errors.js';
-import type { CallJob, EvaluateJob, HostCaller, InspectJob, Job, Outcome } from '../protocol.js';
+import type { CallJob, EvaluateJob, InspectJob, Job, Outcome } from '../protocol.js';
+import { activeCalls, newCallId } from './active-calls.js';
 import type { PackageCache } from './package-cache.js';
 import type { PackageIsolate } from './package-isolate.js';
-
-/** Calls running now in this worker, by the id their `ctx` passes with each host call. */
-export const activeCalls = new Map<number, HostCaller>();
-let nextCallId = 1;
 
 /**
  * Runs one job to an Outcome; never rejects. Each job has a wall-clock watchdog: ivm's own
@@ -53,7 +50,7 @@ export class JobRunner {
   }
 
   private async call(pkg: PackageIsolate, job: CallJob): Promise<Outcome> {
-    const callId = nextCallId++;
+    const callId = newCallId();
     activeCalls.set(callId, { package: pkg.code.name, user: job.user, depth: job.depth });
     try {
       const result = await pkg.call(job.module, job.fn, callId, job.input, JSON.stringify(job.user));
@@ -140,7 +137,7 @@ function explainReset(err: unknown, pkg: PackageIsolate, job: Job): unknown {
   }
   if (pkg.resetReason === 'timeout') {
     return new SandboxCrashedError(
-      `${describeJob(job, pkg)} was stopped: another call in the same isolate ran past its time limit and the isolate was reset`,
+      `${describeJob(job, pkg)} was stopped: code in the same isolate ran past the time limit and the isolate was reset`,
     );
   }
   return err;

@@ -24,15 +24,17 @@ export class PackageIsolate {
   private run: ivm.Reference | undefined;
   private evaluateRef: ivm.Reference | undefined;
   private exportsOfRef: ivm.Reference | undefined;
+  private pingRef: ivm.Reference | undefined;
+  private probing = false;
 
   constructor(
     readonly code: PackageCode,
     memoryLimitMb: number,
     private readonly timeoutMs: number,
-    hostReference: ivm.Reference,
+    makeHostReference: (pkg: PackageIsolate) => ivm.Reference,
   ) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-    this.ready = this.load(hostReference);
+    this.ready = this.load(makeHostReference(this));
     // Waiters observe the failure; this keeps an unobserved rejection from being reported.
     this.ready.catch(() => {});
   }
@@ -59,6 +61,23 @@ export class PackageIsolate {
     }) as Promise<string>;
   }
 
+  /**
+   * Checks that the isolate is free within the time limit, else resets it. Used when code may be
+   * running outside any call (an answer arrived after its call ended), where no watchdog watches.
+   */
+  probe(): void {
+    if (this.probing || !this.alive || this.pingRef === undefined) return;
+    this.probing = true;
+    const timer = setTimeout(() => this.reset('timeout'), this.timeoutMs);
+    this.pingRef
+      .apply(undefined, [])
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(timer);
+        this.probing = false;
+      });
+  }
+
   async exports(): Promise<ModuleExports[]> {
     const out: ModuleExports[] = [];
     for (const { path } of this.code.modules) {
@@ -76,6 +95,7 @@ export class PackageIsolate {
     this.run = await runtime.get('run', { reference: true });
     this.evaluateRef = await runtime.get('evaluate', { reference: true });
     this.exportsOfRef = await runtime.get('exportsOf', { reference: true });
+    this.pingRef = await runtime.get('ping', { reference: true });
     const register = (await runtime.get('register', { reference: true })) as ivm.Reference;
 
     const paths = new Set(this.code.modules.map((m) => m.path));

@@ -1,0 +1,13 @@
+import type { HostCaller } from '../protocol.js';
+
+/**
+ * Calls running now in this worker, by the id their `ctx` passes with each host call. A host call
+ * whose id is not here comes from code still running after its call ended.
+ */
+export const activeCalls = new Map<number, HostCaller>();
+
+let nextCallId = 1;
+
+export function newCallId(): number {
+  return nextCallId++;
+}
