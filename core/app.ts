@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -15,7 +16,11 @@ import { Lifecycle, type LifecycleState } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { resolvePlugins, withTimeout, type ResolvedPlugin } from './plugins/loader.js';
 import type { JunctionApp, JunctionPlugin } from './plugins/types.js';
+import { createSandbox } from './sandbox/index.js';
+import type { Sandbox, SandboxHost } from './sandbox/types.js';
+import { SandboxHostRelay } from './services/host.js';
 import { PackageRegistry } from './services/registry.js';
+import { registerPackageRoutes } from './services/routes.js';
 import { createLevelStorage } from './storage/level-storage.js';
 import type { Storage } from './storage/types.js';
 import { Tokens } from './tokens.js';
@@ -34,6 +39,8 @@ export interface BuildOptions {
   logger?: Logger;
   /** Plugin objects used instead of `config.plugins` (tests). */
   plugins?: { plugin: JunctionPlugin<any>; options?: Record<string, unknown> }[];
+  /** Makes the sandbox (default: the worker pool of `config.sandbox`). Tests may pass a fake. */
+  sandbox?: (host: SandboxHost) => Sandbox;
 }
 
 export interface StartOptions {
@@ -47,7 +54,7 @@ export interface StartOptions {
  */
 export class Junction implements JunctionApp {
   readonly container: DependencyContainer;
-  readonly events = new JunctionEvents();
+  readonly events: JunctionEvents;
   readonly metrics = new Registry();
   private readonly lifecycle = new Lifecycle();
   private started: ResolvedPlugin[] = [];
@@ -62,8 +69,11 @@ export class Junction implements JunctionApp {
     readonly http: FastifyInstance,
     readonly services: PackageRegistry,
     private readonly pluginList: ResolvedPlugin[] | undefined,
+    container: DependencyContainer,
+    events: JunctionEvents,
   ) {
-    this.container = rootContainer.createChildContainer();
+    this.container = container;
+    this.events = events;
   }
 
   /** @internal */
@@ -80,19 +90,34 @@ export class Junction implements JunctionApp {
     container.register(Tokens.Storage, { useValue: storage });
     container.register(Tokens.Metrics, { useValue: metrics });
     container.register(Tokens.Http, { useValue: http });
+    const events = new JunctionEvents();
+    container.register(Tokens.Events, { useValue: events });
+    // The sandbox calls back into the registry, which needs the sandbox: a relay breaks the cycle.
+    const host = new SandboxHostRelay();
+    const makeSandbox =
+      options.sandbox ??
+      ((h: SandboxHost) =>
+        createSandbox({
+          ...config.sandbox,
+          threads: config.sandbox.threads ?? availableParallelism(),
+          host: h,
+          logger: logger.child({ component: 'sandbox' }),
+        }));
+    container.register(Tokens.SandboxPool, { useValue: makeSandbox(host) });
     const services = container.resolve(PackageRegistry);
+    host.bind(services.host);
     container.register(Tokens.ServiceRegistry, { useValue: services });
     const plugins = options.plugins?.map((p) => ({
       plugin: p.plugin,
       options: p.options ?? {},
       source: p.plugin.name,
     }));
-    const app = new Junction(config, logger, clock, storage, http, services, plugins);
-    Object.assign(app, { container, metrics });
-    container.register(Tokens.Events, { useValue: app.events });
+    const app = new Junction(config, logger, clock, storage, http, services, plugins, container, events);
+    Object.assign(app, { metrics });
     container.register(Tokens.App, { useValue: app });
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
+    registerPackageRoutes(http, services);
     return app;
   }
 

@@ -29,6 +29,12 @@ export interface JunctionConfig {
   dataDir: string;
   /** Absolute after loading. */
   servicesDir: string;
+  /** Watching servicesDir to deploy changes while running (docs/packages.md). */
+  hotDeploy: {
+    enabled: boolean;
+    /** How long a package folder must be quiet before a change deploys. */
+    debounceMs: number;
+  };
   sandbox: {
     threads: number;
     memoryLimitMb: number;
@@ -92,6 +98,15 @@ export const configSchema = {
     },
     dataDir: { ...str, default: './data' },
     servicesDir: { ...str, default: './services' },
+    hotDeploy: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        debounceMs: int(0, 60000, 200),
+      },
+    },
     sandbox: {
       type: 'object',
       additionalProperties: false,
