@@ -174,6 +174,30 @@ describe('sandbox: calls', () => {
     expect(after.code).to.equal('JCT_SANDBOX_NOT_DEPLOYED');
   });
 
+  it('a warm call reuses the isolate: modules are evaluated once per worker', async () => {
+    const counter = pkg('counter', {
+      'C.js':
+        'let evaluations = 0; evaluations++; let calls = 0; export function count() { calls++; return { evaluations, calls }; }',
+    });
+    t = testSandbox([counter]);
+    for (let i = 1; i <= 5; i++)
+      expect(await t.run(counter.key, 'C.count')).to.deep.equal({ evaluations: 1, calls: i });
+  });
+
+  it('forget drops the version in the workers (a later call starts from fresh module state)', async () => {
+    const counter = pkg('counter', { 'C.js': 'let calls = 0; export function count() { return ++calls; }' });
+    t = testSandbox([counter]);
+    expect(await t.run(counter.key, 'C.count')).to.equal(1);
+    expect(await t.run(counter.key, 'C.count')).to.equal(2);
+    t.sandbox.forget(counter.key);
+    // The forget message and the next task travel on different channels: poll until it landed.
+    const deadline = Date.now() + 3000;
+    let count: unknown;
+    do count = await t.run(counter.key, 'C.count');
+    while (count !== 1 && Date.now() < deadline);
+    expect(count).to.equal(1);
+  });
+
   it('a new version of a package runs its new code', async () => {
     const v1 = pkg('ver', { 'V.js': 'export function v() { return 1; }' }, 1);
     const v2 = pkg('ver', { 'V.js': 'export function v() { return 2; }' }, 2);
