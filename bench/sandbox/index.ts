@@ -3,6 +3,7 @@
  * 64 concurrent callers, beside the same function called directly on the main thread.
  * Run: npm run build && npm run bench:sandbox [-- --seconds 3 --threads 2]
  */
+import { loadavg } from 'node:os';
 import { pino } from 'pino';
 import { createSandbox } from '../../core/sandbox/index.js';
 import type { PackageCode, Sandbox } from '../../core/sandbox/types.js';
@@ -20,11 +21,18 @@ const code: PackageCode = { key: 'bench@1', name: 'bench', modules: [{ path: 'Ec
 const user = { username: 'bench', groups: [] };
 const input = { orderId: 42, items: ['a', 'b'], total: 99.5 };
 
-/** Runs `callers` closed-loop callers of `call` for `ms`; returns calls per second. */
-async function measure(callers: number, ms: number, call: () => Promise<unknown>): Promise<number> {
+interface Rate {
+  perSecond: number;
+  /** CPU time of the whole process (main thread, workers, isolate threads) per call, µs. */
+  cpuMicros: number;
+}
+
+/** Runs `callers` closed-loop callers of `call` for `ms`. */
+async function measure(callers: number, ms: number, call: () => Promise<unknown>): Promise<Rate> {
   let count = 0;
   const end = performance.now() + ms;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: callers }, async () => {
       while (performance.now() < end) {
@@ -33,7 +41,11 @@ async function measure(callers: number, ms: number, call: () => Promise<unknown>
       }
     }),
   );
-  return count / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return {
+    perSecond: count / ((performance.now() - start) / 1000),
+    cpuMicros: (used.user + used.system) / count,
+  };
 }
 
 async function main(): Promise<void> {
@@ -59,7 +71,7 @@ async function main(): Promise<void> {
   const direct = (): Promise<unknown> => echo(input);
 
   await measure(64, 1000, viaPool); // warm every worker's isolate and the JIT
-  const rows: [string, number, number][] = [];
+  const rows: [string, Rate, Rate][] = [];
   for (const callers of [1, 64]) {
     const pool = await measure(callers, seconds * 1000, viaPool);
     const main = await measure(callers, Math.min(seconds, 1) * 1000, direct);
@@ -72,12 +84,22 @@ async function main(): Promise<void> {
     `sandbox echo service, ${threads} worker threads, ${seconds} s per phase (target: >= 30,000 calls/s at 64)`,
   );
   console.log(
-    `${'callers'.padEnd(12)}${'pool calls/s'.padStart(14)}${'direct calls/s'.padStart(16)}${'overhead us/call'.padStart(18)}`,
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other processes skew these figures)`,
+  );
+  console.log(
+    `${'callers'.padEnd(12)}${'pool calls/s'.padStart(14)}${'direct calls/s'.padStart(16)}` +
+      `${'overhead us/call'.padStart(18)}${'pool CPU us/call'.padStart(18)}`,
   );
   for (const [label, pool, main] of rows) {
-    const overhead = (1 / pool - 1 / main) * 1e6;
-    console.log(`${label.padEnd(12)}${fmt(pool)}  ${fmt(main)}    ${overhead.toFixed(1).padStart(12)}`);
+    const overhead = (1 / pool.perSecond - 1 / main.perSecond) * 1e6;
+    console.log(
+      `${label.padEnd(12)}${fmt(pool.perSecond)}  ${fmt(main.perSecond)}    ${overhead.toFixed(1).padStart(12)}` +
+        `${pool.cpuMicros.toFixed(1).padStart(18)}`,
+    );
   }
+  console.log('overhead: wall time per call through the pool minus direct; CPU: all threads of the process');
 }
 
 await main();
