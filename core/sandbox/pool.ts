@@ -40,6 +40,7 @@ export class SandboxPool implements Sandbox {
   private readonly bridge: HostBridge;
   private readonly logger: Logger;
   private readonly threadCount: number;
+  private readonly timeoutMs: number;
   private readonly pending = new Map<number, PendingJob>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -60,6 +61,7 @@ export class SandboxPool implements Sandbox {
     validate(options);
     this.logger = options.logger;
     this.threadCount = options.threads;
+    this.timeoutMs = options.timeoutMs;
     this.host = options.host;
     this.bridge = new HostBridge(
       options.host,
@@ -145,6 +147,10 @@ export class SandboxPool implements Sandbox {
     this.closed = true;
     for (const job of this.queue) this.fail(job.id, new SandboxClosedError());
     this.queue = [];
+    // Let jobs in flight end first (the watchdogs bound them): terminating a worker while one of
+    // its isolates is still being disposed can abort the process.
+    const deadline = Date.now() + this.timeoutMs + 1000;
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     await this.pool.destroy();
     for (const id of [...this.pending.keys()]) this.fail(id, new SandboxClosedError());
   }

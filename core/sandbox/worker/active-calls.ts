@@ -11,3 +11,6 @@ let nextCallId = 1;
 export function newCallId(): number {
   return nextCallId++;
 }
+
+/** Calls of a batch still running when the batch's isolate entry returned, by call id. */
+export const lateAnswers = new Map<number, (result: string) => void>();

@@ -1,6 +1,6 @@
 import type ivmModule from 'isolated-vm';
 import { SandboxCrashedError, wireErrorWithStatus } from '../errors.js';
-import { activeCalls } from './active-calls.js';
+import { activeCalls, lateAnswers } from './active-calls.js';
 import type { HostLink } from './host-link.js';
 
 const ENDED = `0${JSON.stringify(
@@ -26,6 +26,11 @@ export function createHostReference(
   onLateAnswer: () => void,
 ): ivmModule.Reference {
   return new ivm.Reference((callId: number, op: string, payload: string): Promise<string> | undefined => {
+    if (op === 'done') {
+      // A call of a batch that ended after the batch's isolate entry returned (applyIgnored).
+      lateAnswers.get(callId)?.(payload);
+      return undefined;
+    }
     const caller = activeCalls.get(callId);
     if (op === 'log') {
       // Fire and forget (applyIgnored); a line logged after the call ended is dropped.

@@ -70,6 +70,14 @@ describe('sandbox: package modules', () => {
     expect(err.message).to.contain('Boom.js').and.contain('kaboom');
   });
 
+  it('a module that loops at top level fails the load with JCT_SANDBOX_TIMEOUT naming it', async () => {
+    t = testSandbox([], { timeoutMs: 200 });
+    const endless = pkg('endless', { 'Loop.js': 'while (true) {}\nexport function f() {}' });
+    const err = await rejection(t.sandbox.inspect(endless));
+    expect(err.code).to.equal('JCT_SANDBOX_TIMEOUT');
+    expect(err.message).to.contain('Loop.js').and.contain('200 ms');
+  });
+
   it('a call on a broken package fails with JCT_PACKAGE_INVALID, and on an unknown version with JCT_SANDBOX_NOT_DEPLOYED', async () => {
     const bad = pkg('bad', { 'a/B.js': `import fs from 'node:fs'; export function f() { return 1; }` });
     t = testSandbox([bad]);
