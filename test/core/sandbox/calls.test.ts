@@ -154,6 +154,23 @@ describe('sandbox: calls', () => {
     expect(answers).to.deep.equal(Array.from({ length: 50 }, (_, i) => ({ i })));
   });
 
+  it('calls batched together are answered one by one: a slow one does not hold back the others', async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    t = testSandbox([demo], {}, () => gate.then(() => 'opened'));
+    const answered: string[] = [];
+    // Submitted in one turn: one batch, one entry into the isolate.
+    const slow = t.run(demo.key, 'Nest.send').then((v) => answered.push(`slow:${String(v)}`));
+    const fast = Array.from({ length: 10 }, (_, i) =>
+      t.run(demo.key, 'Echo.echo', { i }).then(() => answered.push(`fast:${i}`)),
+    );
+    await Promise.all(fast);
+    expect(answered).to.have.length(10);
+    open();
+    await slow;
+    expect(answered[10]).to.equal('slow:opened');
+  });
+
   it('forget while a call runs lets it finish; the version is then gone from the workers', async () => {
     const v1 = pkg('slowpoke', {
       'S.js': `export async function wait(input, ctx) {
