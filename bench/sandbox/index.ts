@@ -48,8 +48,8 @@ async function measure(callers: number, ms: number, call: () => Promise<unknown>
   };
 }
 
-async function main(): Promise<void> {
-  const sandbox: Sandbox = createSandbox({
+function createBenchSandbox(maxBatchSize?: number): Sandbox {
+  return createSandbox({
     threads,
     memoryLimitMb: 64,
     timeoutMs: 5000,
@@ -63,21 +63,33 @@ async function main(): Promise<void> {
       call: () => Promise.reject(new Error('not used')),
     },
     logger: pino({ level: 'warn' }),
+    ...(maxBatchSize === undefined ? {} : { maxBatchSize }),
   });
-  const viaPool = (): Promise<unknown> =>
+}
+
+/** Warm calls per second through a fresh pool, for each number of callers. */
+async function throughPool(callerCounts: number[], maxBatchSize?: number): Promise<Rate[]> {
+  const sandbox = createBenchSandbox(maxBatchSize);
+  const call = (): Promise<unknown> =>
     sandbox.call({ key: code.key, module: 'Echo.js', fn: 'echo', input, user, depth: 0 });
+  await measure(64, 1000, call); // warm every worker's isolate and the JIT
+  const rates: Rate[] = [];
+  for (const callers of callerCounts) rates.push(await measure(callers, seconds * 1000, call));
+  await sandbox.close();
+  return rates;
+}
+
+async function main(): Promise<void> {
   // The same function on the main thread: no isolate, no thread, no copy.
   const echo = async (value: unknown): Promise<unknown> => value;
   const direct = (): Promise<unknown> => echo(input);
-
-  await measure(64, 1000, viaPool); // warm every worker's isolate and the JIT
-  const rows: [string, Rate, Rate][] = [];
-  for (const callers of [1, 64]) {
-    const pool = await measure(callers, seconds * 1000, viaPool);
-    const main = await measure(callers, Math.min(seconds, 1) * 1000, direct);
-    rows.push([`${callers} caller${callers > 1 ? 's' : ''}`, pool, main]);
-  }
-  await sandbox.close();
+  const [pool1, pool64] = await throughPool([1, 64]);
+  const [unbatched64] = await throughPool([64], 1);
+  const rows: [string, Rate, Rate][] = [
+    ['1 caller', pool1!, await measure(1, 1000, direct)],
+    ['64 callers', pool64!, await measure(64, 1000, direct)],
+    ['64, 1/task', unbatched64!, await measure(64, 1000, direct)],
+  ];
 
   const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').padStart(12);
   console.log(
@@ -100,6 +112,7 @@ async function main(): Promise<void> {
     );
   }
   console.log('overhead: wall time per call through the pool minus direct; CPU: all threads of the process');
+  console.log("'64, 1/task': the same pool with micro-batching off (maxBatchSize 1: one task per call)");
 }
 
 await main();

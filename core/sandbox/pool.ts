@@ -41,6 +41,7 @@ export class SandboxPool implements Sandbox {
   private readonly logger: Logger;
   private readonly threadCount: number;
   private readonly timeoutMs: number;
+  private readonly maxBatchSize: number;
   private readonly pending = new Map<number, PendingJob>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -62,6 +63,7 @@ export class SandboxPool implements Sandbox {
     this.logger = options.logger;
     this.threadCount = options.threads;
     this.timeoutMs = options.timeoutMs;
+    this.maxBatchSize = options.maxBatchSize ?? Infinity;
     this.host = options.host;
     this.bridge = new HostBridge(
       options.host,
@@ -196,7 +198,7 @@ export class SandboxPool implements Sandbox {
     this.queue = [];
     if (jobs.length === 0 || this.closed) return;
     const batches = Math.min(this.threadCount, jobs.length);
-    const size = Math.ceil(jobs.length / batches);
+    const size = Math.min(Math.ceil(jobs.length / batches), this.maxBatchSize);
     for (let start = 0; start < jobs.length; start += size) this.dispatch(jobs.slice(start, start + size));
   }
 
@@ -283,5 +285,6 @@ function validate(options: SandboxOptions): void {
   integer('maxInvokeDepth', 1);
   integer('httpTimeoutMs', 1);
   integer('httpMaxBytes', 1);
+  if (options.maxBatchSize !== undefined) integer('maxBatchSize', 1);
   if (options.host === undefined || options.host === null) throw new ConfigError('the sandbox needs a host');
 }
