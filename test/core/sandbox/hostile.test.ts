@@ -7,6 +7,7 @@ const evil = pkg('evil', {
     export async function spin() { while (true) {} }
     export async function spinLater() { await Promise.resolve(); while (true) {} }
     export async function never() { return new Promise(() => {}); }
+    export async function block() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); }
     export async function bomb() { const keep = []; while (true) keep.push('x'.repeat(1024) + Math.random()); }
     export async function bigBuffer() { return new ArrayBuffer(2 ** 31).byteLength; }
     export async function useProcess() { return process.env; }
@@ -47,6 +48,7 @@ describe('sandbox: hostile code', function () {
     ['a synchronous infinite loop', 'spin'],
     ['an infinite loop after an await', 'spinLater'],
     ['a promise that never settles', 'never'],
+    ['Atomics.wait on a buffer nobody signals', 'block'],
   ]) {
     it(`${name} ends with JCT_SANDBOX_TIMEOUT and the next call works`, async () => {
       t = testSandbox([evil], { timeoutMs: 250 });
@@ -115,6 +117,7 @@ describe('sandbox: hostile code', function () {
       require: 'undefined',
       keys: [],
     });
+    await expectRecovered();
   });
 
   it('ctx used after the call ended is refused', async () => {
