@@ -1,15 +1,10 @@
 import { Piscina } from 'piscina';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { ConfigError, fromWireError } from '../errors.js';
-import {
-  SandboxClosedError,
-  SandboxCrashedError,
-  SandboxInputError,
-  ServiceError,
-  VersionNotDeployedError,
-} from './errors.js';
+import { fromWireError } from '../errors.js';
+import { SandboxClosedError, SandboxCrashedError, ServiceError, VersionNotDeployedError } from './errors.js';
 import { HostBridge } from './host-bridge.js';
+import { toJson, validateOptions } from './options.js';
 import type { BatchResult, BatchTask, Job, Outcome, PortAnnouncement, WorkerSettings } from './protocol.js';
 import type {
   ModuleExports,
@@ -59,7 +54,7 @@ export class SandboxPool implements Sandbox {
   private readonly host: SandboxHost;
 
   constructor(options: SandboxOptions) {
-    validate(options);
+    validateOptions(options);
     this.logger = options.logger;
     this.threadCount = options.threads;
     this.timeoutMs = options.timeoutMs;
@@ -207,6 +202,8 @@ export class SandboxPool implements Sandbox {
       (result) => result.outcomes.forEach((o) => this.settle(o)),
       (err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
+        if (!this.closed)
+          this.logger.error({ err }, `a sandbox worker stopped; ${jobs.length} job(s) on it failed`);
         for (const job of jobs) {
           this.fail(
             job.id,
@@ -259,32 +256,4 @@ export class SandboxPool implements Sandbox {
     this.keyUse.delete(key);
     if (this.forgetWhenIdle.delete(key) && !this.closed) this.broadcastForget(key);
   }
-}
-
-function toJson(value: unknown, what: string): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value === undefined ? null : value);
-  } catch (err) {
-    throw new SandboxInputError(`${what} is not JSON-serializable: ${(err as Error).message}`);
-  }
-  if (text === undefined) throw new SandboxInputError(`${what} is not JSON-serializable`);
-  return text;
-}
-
-function validate(options: SandboxOptions): void {
-  const integer = (name: keyof SandboxOptions, min: number): void => {
-    const value = options[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-      throw new ConfigError(`sandbox.${name} must be an integer of at least ${min} (got ${String(value)})`);
-    }
-  };
-  integer('threads', 1);
-  integer('memoryLimitMb', 8);
-  integer('timeoutMs', 1);
-  integer('maxInvokeDepth', 1);
-  integer('httpTimeoutMs', 1);
-  integer('httpMaxBytes', 1);
-  if (options.maxBatchSize !== undefined) integer('maxBatchSize', 1);
-  if (options.host === undefined || options.host === null) throw new ConfigError('the sandbox needs a host');
 }

@@ -225,6 +225,14 @@ describe('sandbox: calls', () => {
     expect(await t.run(v2.key, 'V.v')).to.equal(2);
   });
 
+  it('checks its options up front, naming the bad one', () => {
+    t = testSandbox([demo]);
+    const bad = (options: Record<string, number>) => () => testSandbox([demo], options);
+    expect(bad({ threads: 0 })).to.throw(/sandbox\.threads/);
+    expect(bad({ memoryLimitMb: 4 })).to.throw(/sandbox\.memoryLimitMb must be an integer of at least 8/);
+    expect(bad({ timeoutMs: 1.5 })).to.throw(/sandbox\.timeoutMs/);
+  });
+
   it('rejects calls after close with JCT_SANDBOX_CLOSED', async () => {
     t = testSandbox([demo]);
     await t.sandbox.close();
