@@ -10,7 +10,11 @@
  * or `3` + JSON `{index, error}` (an expression failed).
  */
 export function isolateRuntime(host: any, packageName: string): any {
-  // Captured now, so service code that replaces JSON or Object.freeze hurts only itself.
+  // Strict: a sloppy function of service code that this runtime calls (a getter read by
+  // JSON.stringify, say) cannot reach these closures through `.caller`.
+  'use strict';
+  // Captured now, so service code that replaces JSON, Object.freeze or Function hurts only itself.
+  const FunctionConstructor = Function;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const freeze = Object.freeze;
@@ -181,7 +185,7 @@ export function isolateRuntime(host: any, packageName: string): any {
           let compiled = compiledExpressions.get(cacheKey);
           if (compiled === undefined) {
             // A fresh function per expression: the scope members are its parameters.
-            compiled = new Function(...names, `"use strict";\nreturn (\n${expression}\n);`);
+            compiled = new FunctionConstructor(...names, `"use strict";\nreturn (\n${expression}\n);`);
             if (compiledExpressions.size >= 1000) compiledExpressions.clear();
             compiledExpressions.set(cacheKey, compiled);
           }

@@ -20,6 +20,12 @@ const evil = pkg('evil', {
       const g = ctx.log.info.constructor('return this')();
       return { process: typeof g.process, require: typeof g.require, keys: Object.getOwnPropertyNames(g).filter((k) => /ivm|host|junction/i.test(k)) };
     }
+    export async function callerChain(input, ctx) {
+      const spy = new Function('var c = arguments.callee.caller; return c === null ? null : String(c).slice(0, 60)');
+      const args = {};
+      Object.defineProperty(args, 'caller', { enumerable: true, get: spy });
+      return ctx.flux.sendEvent(args);
+    }
     export async function timer() { setTimeout(() => {}, 10); return 'scheduled'; }
     export async function globals() {
       return [typeof process, typeof require, typeof setTimeout, typeof setInterval, typeof queueMicrotask, typeof fetch, typeof module, typeof exports];
@@ -118,6 +124,11 @@ describe('sandbox: hostile code', function () {
       keys: [],
     });
     await expectRecovered();
+  });
+
+  it('a sloppy getter read by the runtime cannot climb to it through .caller', async () => {
+    t = testSandbox([evil], {}, async (_name, args) => args);
+    expect(await t.run(evil.key, 'Evil.callerChain')).to.deep.equal({ caller: null });
   });
 
   it('ctx used after the call ended is refused', async () => {
