@@ -55,7 +55,15 @@ async function drive(cache: PackageCache, timeoutMs: number, key: string, slots:
   const failRest = (why: (job: CallJob) => unknown): void => {
     for (const slot of slots) if (!slot.settled) slot.settle(failure(slot.job, why(slot.job)));
   };
-  // While the group is inside the isolate (loading it, or in the batch entry), a reset makes that
+  try {
+    await pkg.ready; // loading has its own time limit; the calls' limit starts now
+  } catch (err) {
+    failRest((job) => explainReset(err, pkg, job));
+    cache.discard(pkg);
+    cache.release(pkg);
+    return;
+  }
+  // While the group is inside the isolate (in the batch entry), a reset makes that
   // await reject, and the calls are answered only then, once the isolate has stopped: a worker
   // terminated while an isolate is still unwinding can take the process down with it.
   let inIsolate = false;
@@ -77,8 +85,6 @@ async function drive(cache: PackageCache, timeoutMs: number, key: string, slots:
     if (!inIsolate) failRest(why(new Error('the isolate was reset')));
   });
   try {
-    inIsolate = true;
-    await pkg.ready;
     for (const slot of slots) {
       activeCalls.set(slot.callId, { package: pkg.code.name, user: slot.job.user, depth: slot.job.depth });
       lateAnswers.set(slot.callId, (result) => slot.settle(toOutcome(slot.job, pkg, result)));
@@ -88,6 +94,7 @@ async function drive(cache: PackageCache, timeoutMs: number, key: string, slots:
       ({ job, callId }) =>
         `[${JSON.stringify(job.module)},${JSON.stringify(job.fn)},${callId},${job.input},${JSON.stringify(job.user)}]`,
     );
+    inIsolate = true;
     const results = JSON.parse(await pkg.runBatch(`[${entries.join(',')}]`)) as (string | null)[];
     inIsolate = false;
     results.forEach((result, i) => {

@@ -20,11 +20,9 @@ export function describeJob(job: Job, pkg: PackageIsolate): string {
   }
 }
 
-/** JCT_SANDBOX_TIMEOUT for a job, naming the module whose top-level code was running if any. */
+/** JCT_SANDBOX_TIMEOUT for a job that ran past the limit. */
 export function timeoutError(job: Job, pkg: PackageIsolate, timeoutMs: number): JunctionError {
-  const loading =
-    pkg.loadingModule === undefined ? '' : ` (in the top-level code of module ${pkg.loadingModule})`;
-  return new SandboxTimeoutError(`${describeJob(job, pkg)} ran past ${timeoutMs} ms${loading}`);
+  return new SandboxTimeoutError(`${describeJob(job, pkg)} ran past ${timeoutMs} ms`);
 }
 
 /** An ivm failure (the isolate was disposed under the job) said in Junction's terms. */

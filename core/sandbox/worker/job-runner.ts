@@ -26,10 +26,8 @@ export class JobRunner {
   private async evaluateInPackage(job: EvaluateJob): Promise<Outcome> {
     const pkg = await this.cache.acquire(job.key);
     try {
-      return await this.watch(pkg, job, async () => {
-        await pkg.ready;
-        return this.evaluate(pkg, job);
-      });
+      await pkg.ready.catch((err: unknown) => Promise.reject(explainReset(err, pkg, job))); // its own time limit
+      return await this.watch(pkg, job, () => this.evaluate(pkg, job));
     } catch (err) {
       if (!pkg.alive || err instanceof PackageInvalidError) this.cache.discard(pkg);
       throw err;
@@ -53,10 +51,9 @@ export class JobRunner {
   private async inspect(job: InspectJob): Promise<Outcome> {
     const pkg = this.cache.standalone(job.code);
     try {
-      return await this.watch(pkg, job, async () => {
-        await pkg.ready;
-        return { id: job.id, ok: true, value: JSON.stringify(await pkg.exports()) };
-      });
+      // Loading has its own time limit; listing the exports runs no service code.
+      await pkg.ready.catch((err: unknown) => Promise.reject(explainReset(err, pkg, job)));
+      return { id: job.id, ok: true, value: JSON.stringify(await pkg.exports()) };
     } finally {
       pkg.reset('forgotten');
     }

@@ -37,7 +37,7 @@ export class PackageIsolate {
     makeHostReference: (pkg: PackageIsolate) => ivm.Reference,
   ) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-    this.ready = this.load(makeHostReference(this));
+    this.ready = this.loadWithinLimit(makeHostReference(this));
     // Waiters observe the failure; this keeps an unobserved rejection from being reported.
     this.ready.catch(() => {});
   }
@@ -94,6 +94,30 @@ export class PackageIsolate {
       out.push({ path, functions: JSON.parse(names) as string[] });
     }
     return out;
+  }
+
+  /**
+   * Loading has a time limit of its own (the calls waiting for it start theirs once it is done):
+   * top-level code that never finishes fails the load with JCT_SANDBOX_TIMEOUT naming the module.
+   */
+  private async loadWithinLimit(hostReference: ivm.Reference): Promise<void> {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.reset('timeout');
+    }, this.timeoutMs);
+    try {
+      await this.load(hostReference);
+    } catch (err) {
+      if (!timedOut) throw err;
+      const where =
+        this.loadingModule === undefined ? '' : ` (in the top-level code of module ${this.loadingModule})`;
+      throw new SandboxTimeoutError(
+        `loading package ${this.code.name} ran past ${this.timeoutMs} ms${where}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async load(hostReference: ivm.Reference): Promise<void> {

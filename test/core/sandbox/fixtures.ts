@@ -74,7 +74,7 @@ export function testSandbox(
   const sandbox = new SandboxPool({
     threads: 1,
     memoryLimitMb: 16,
-    timeoutMs: 400,
+    timeoutMs: 1500,
     maxInvokeDepth: 3,
     httpTimeoutMs: 300,
     httpMaxBytes: 1024,

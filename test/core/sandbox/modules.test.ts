@@ -78,6 +78,16 @@ describe('sandbox: package modules', () => {
     expect(err.message).to.contain('Loop.js').and.contain('200 ms');
   });
 
+  it('a module that exhausts memory at top level fails the load with JCT_SANDBOX_MEMORY', async () => {
+    t = testSandbox([]);
+    const hog = pkg('hog', {
+      'Hog.js': "const keep = []; while (true) keep.push('x'.repeat(1024) + Math.random());",
+    });
+    const err = await rejection(t.sandbox.inspect(hog));
+    expect(err.code).to.equal('JCT_SANDBOX_MEMORY');
+    expect(err.message).to.contain('hog');
+  });
+
   it('a call on a broken package fails with JCT_PACKAGE_INVALID, and on an unknown version with JCT_SANDBOX_NOT_DEPLOYED', async () => {
     const bad = pkg('bad', { 'a/B.js': `import fs from 'node:fs'; export function f() { return 1; }` });
     t = testSandbox([bad]);
