@@ -147,14 +147,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = await this.plugins();
-      for (const p of plugins) {
-        await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
-          p.plugin.register(this, p.options),
-        ).catch((err: unknown) => {
-          throw pluginFailure(p.plugin.name, 'register', err);
-        });
-      }
+      const plugins = await this.registerPlugins();
       await this.http.ready();
       this.registering = false;
       await this.services.start();
@@ -193,14 +186,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = await this.plugins();
-      for (const p of plugins) {
-        await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
-          p.plugin.register(this, p.options),
-        ).catch((err: unknown) => {
-          throw pluginFailure(p.plugin.name, 'register', err);
-        });
-      }
+      await this.registerPlugins();
       return await this.services.check();
     } finally {
       this.lifecycle.to('FAILED');
@@ -224,6 +210,19 @@ export class Junction implements JunctionApp {
       this.lifecycle.to('FAILED');
       throw err;
     }
+  }
+
+  /** Resolves the plugin list and runs every `register`, in order, each within its time limit. */
+  private async registerPlugins(): Promise<ResolvedPlugin[]> {
+    const plugins = await this.plugins();
+    for (const p of plugins) {
+      await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
+        p.plugin.register(this, p.options),
+      ).catch((err: unknown) => {
+        throw pluginFailure(p.plugin.name, 'register', err);
+      });
+    }
+    return plugins;
   }
 
   private async plugins(): Promise<ResolvedPlugin[]> {
