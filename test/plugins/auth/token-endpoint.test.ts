@@ -132,6 +132,16 @@ describe('plugins/auth: POST /oauth/token', () => {
       );
     });
 
+    it('also takes the parameters as a JSON object of strings', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'password', username: 'bob', password: PASSWORDS.bob, ...CLIENT },
+      });
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(res.json().token_type).to.equal('bearer');
+    });
+
     it('answers invalid_request for a body that is not form parameters', async () => {
       const json = await app.inject({
         method: 'POST',
