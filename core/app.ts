@@ -60,6 +60,7 @@ export class Junction implements JunctionApp {
   private started: ResolvedPlugin[] = [];
   private listening: string | undefined;
   private registering = true;
+  private currentMode: 'serve' | 'check' = 'serve';
   /** @internal set once shutdown begins */
   closing = false;
 
@@ -129,6 +130,10 @@ export class Junction implements JunctionApp {
     return app;
   }
 
+  get mode(): 'serve' | 'check' {
+    return this.currentMode;
+  }
+
   get state(): LifecycleState {
     return this.lifecycle.state;
   }
@@ -183,6 +188,7 @@ export class Junction implements JunctionApp {
    * package and returns every problem found. The app is stopped afterwards.
    */
   async check(): Promise<string[]> {
+    this.currentMode = 'check';
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();

@@ -69,7 +69,7 @@ export function createAuthPlugin(hooks: AuthPluginHooks = {}): JunctionPlugin {
         logger,
         hooks.announce ?? ((text) => process.stdout.write(text)),
       );
-      await users.load(config.users);
+      await users.load(config.users, junction.mode !== 'check');
       throttle = new LoginThrottle(clock, {
         maxFailures: config.oauth['max-failed-logins'],
         windowMs: config.oauth['lockout-window'] * 1000,
