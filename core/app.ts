@@ -61,8 +61,6 @@ export class Junction implements JunctionApp {
   private listening: string | undefined;
   private registering = true;
   private currentMode: 'serve' | 'check' = 'serve';
-  /** @internal set once shutdown begins */
-  closing = false;
 
   private constructor(
     readonly config: JunctionConfig,
@@ -121,12 +119,6 @@ export class Junction implements JunctionApp {
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
     registerPackageRoutes(http, services);
-    // During shutdown, answers to requests that were in flight close their connection, so a
-    // keep-alive client cannot hold the server open after its last answer.
-    http.addHook('onSend', (_request, reply, payload, done) => {
-      if (app.closing) reply.header('connection', 'close');
-      done(null, payload);
-    });
     return app;
   }
 
@@ -239,13 +231,17 @@ export class Junction implements JunctionApp {
 
   private async shutdown(): Promise<void> {
     const errors: unknown[] = [];
-    this.closing = true;
-    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut.
+    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut. A
+    // keep-alive connection whose request finishes meanwhile turns idle and is closed by the next
+    // sweep, so a client cannot hold the server open after its last answer (and no per-request
+    // hook is needed for it).
+    const sweep = setInterval(() => this.http.server.closeIdleConnections(), 50);
     const deadline = setTimeout(
       () => this.http.server.closeAllConnections(),
       this.config.server.shutdownTimeoutMs,
     );
     await this.http.close().catch((e: unknown) => errors.push(e));
+    clearInterval(sweep);
     clearTimeout(deadline);
     for (const p of [...this.started].reverse()) {
       if (!p.plugin.stop) continue;
