@@ -60,8 +60,7 @@ export class Junction implements JunctionApp {
   private started: ResolvedPlugin[] = [];
   private listening: string | undefined;
   private registering = true;
-  /** @internal set once shutdown begins */
-  closing = false;
+  private currentMode: 'serve' | 'check' = 'serve';
 
   private constructor(
     readonly config: JunctionConfig,
@@ -120,13 +119,11 @@ export class Junction implements JunctionApp {
     collectDefaultMetrics({ register: metrics, prefix: 'junction_' });
     registerCoreRoutes(http, storage, metrics);
     registerPackageRoutes(http, services);
-    // During shutdown, answers to requests that were in flight close their connection, so a
-    // keep-alive client cannot hold the server open after its last answer.
-    http.addHook('onSend', (_request, reply, payload, done) => {
-      if (app.closing) reply.header('connection', 'close');
-      done(null, payload);
-    });
     return app;
+  }
+
+  get mode(): 'serve' | 'check' {
+    return this.currentMode;
   }
 
   get state(): LifecycleState {
@@ -147,14 +144,7 @@ export class Junction implements JunctionApp {
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = await this.plugins();
-      for (const p of plugins) {
-        await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
-          p.plugin.register(this, p.options),
-        ).catch((err: unknown) => {
-          throw pluginFailure(p.plugin.name, 'register', err);
-        });
-      }
+      const plugins = await this.registerPlugins();
       await this.http.ready();
       this.registering = false;
       await this.services.start();
@@ -190,17 +180,11 @@ export class Junction implements JunctionApp {
    * package and returns every problem found. The app is stopped afterwards.
    */
   async check(): Promise<string[]> {
+    this.currentMode = 'check';
     this.lifecycle.to('STARTING');
     try {
       await this.storage.open();
-      const plugins = await this.plugins();
-      for (const p of plugins) {
-        await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
-          p.plugin.register(this, p.options),
-        ).catch((err: unknown) => {
-          throw pluginFailure(p.plugin.name, 'register', err);
-        });
-      }
+      await this.registerPlugins();
       return await this.services.check();
     } finally {
       this.lifecycle.to('FAILED');
@@ -226,6 +210,19 @@ export class Junction implements JunctionApp {
     }
   }
 
+  /** Resolves the plugin list and runs every `register`, in order, each within its time limit. */
+  private async registerPlugins(): Promise<ResolvedPlugin[]> {
+    const plugins = await this.plugins();
+    for (const p of plugins) {
+      await withTimeout(`plugin "${p.plugin.name}" register`, PLUGIN_REGISTER_TIMEOUT_MS, () =>
+        p.plugin.register(this, p.options),
+      ).catch((err: unknown) => {
+        throw pluginFailure(p.plugin.name, 'register', err);
+      });
+    }
+    return plugins;
+  }
+
   private async plugins(): Promise<ResolvedPlugin[]> {
     if (!this.pluginList) return resolvePlugins(this.config.plugins);
     checkOrder(this.pluginList.map((p) => p.plugin));
@@ -234,13 +231,17 @@ export class Junction implements JunctionApp {
 
   private async shutdown(): Promise<void> {
     const errors: unknown[] = [];
-    this.closing = true;
-    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut.
+    // Requests in flight get `shutdownTimeoutMs` to finish; then their connections are cut. A
+    // keep-alive connection whose request finishes meanwhile turns idle and is closed by the next
+    // sweep, so a client cannot hold the server open after its last answer (and no per-request
+    // hook is needed for it).
+    const sweep = setInterval(() => this.http.server.closeIdleConnections(), 50);
     const deadline = setTimeout(
       () => this.http.server.closeAllConnections(),
       this.config.server.shutdownTimeoutMs,
     );
     await this.http.close().catch((e: unknown) => errors.push(e));
+    clearInterval(sweep);
     clearTimeout(deadline);
     for (const p of [...this.started].reverse()) {
       if (!p.plugin.stop) continue;

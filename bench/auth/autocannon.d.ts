@@ -21,16 +21,11 @@ declare module 'autocannon' {
     errors: number;
     non2xx: number;
     timeouts: number;
-  }
-  export interface RawResult {
-    totalCompletedRequests: number;
     /** Seconds. */
     duration: number;
   }
   interface Autocannon {
-    /** In a worker thread the result is raw (autocannon aggregates only on the main thread). */
-    (options: Options): Promise<Result | RawResult>;
-    aggregateResult(results: (Result | RawResult)[], options: Options): Result;
+    (options: Options): Promise<Result>;
   }
   const autocannon: Autocannon;
   export default autocannon;

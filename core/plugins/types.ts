@@ -24,6 +24,11 @@ export interface JunctionApp {
   readonly services: ServiceRegistry;
   readonly events: JunctionEvents;
   readonly state: LifecycleState;
+  /**
+   * `serve` normally; `check` when `junction check` registers the plugins only to validate the
+   * configuration and packages (on throw-away storage): do nothing with effects outside the app.
+   */
+  readonly mode: 'serve' | 'check';
   /** The Fastify instance, for hooks, decorators and content-type parsers. */
   readonly http: FastifyInstance;
   /** Adds a route; every route declares JSON schemas for what it takes and answers. */

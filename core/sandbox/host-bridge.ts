@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { InvokeDepthError, wireErrorWithStatus } from './errors.js';
 import { httpFetch, type FetchLimits } from './http-fetch.js';
 import type { FetchRequest, HostCaller, MainMessage, Outcome, WorkerMessage } from './protocol.js';
-import type { SandboxHost } from './types.js';
+import type { PackageCode, SandboxHost } from './types.js';
 
 /**
  * The main thread's side of every worker's port: answers code requests and host calls (`ctx.log`,
@@ -15,6 +15,7 @@ export class HostBridge {
 
   constructor(
     private readonly host: SandboxHost,
+    private readonly codeOf: (key: string) => PackageCode | undefined,
     private readonly limits: FetchLimits & { maxInvokeDepth: number },
     private readonly logger: Logger,
     private readonly onOutcomes: (outcomes: Outcome[]) => void,
@@ -48,7 +49,7 @@ export class HostBridge {
         }
         return;
       case 'code':
-        this.reply(port, message.rid, () => this.host.code(message.key));
+        this.reply(port, message.rid, () => this.codeOf(message.key));
         return;
       case 'host':
         this.reply(port, message.rid, async () => {

@@ -1,9 +1,10 @@
 import { Piscina } from 'piscina';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { ConfigError, fromWireError } from '../errors.js';
-import { SandboxClosedError, SandboxCrashedError, SandboxInputError, ServiceError } from './errors.js';
+import { fromWireError } from '../errors.js';
+import { SandboxClosedError, SandboxCrashedError, ServiceError, VersionNotDeployedError } from './errors.js';
 import { HostBridge } from './host-bridge.js';
+import { toJson, validateOptions } from './options.js';
 import type { BatchResult, BatchTask, Job, Outcome, PortAnnouncement, WorkerSettings } from './protocol.js';
 import type {
   ModuleExports,
@@ -11,6 +12,7 @@ import type {
   Sandbox,
   SandboxCall,
   SandboxEvaluation,
+  SandboxHost,
   SandboxOptions,
 } from './types.js';
 
@@ -33,6 +35,8 @@ export class SandboxPool implements Sandbox {
   private readonly bridge: HostBridge;
   private readonly logger: Logger;
   private readonly threadCount: number;
+  private readonly timeoutMs: number;
+  private readonly maxBatchSize: number;
   private readonly pending = new Map<number, PendingJob>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -41,13 +45,24 @@ export class SandboxPool implements Sandbox {
   /** Jobs in flight per package version, so `forget` can wait for them. */
   private readonly keyUse = new Map<string, number>();
   private readonly forgetWhenIdle = new Set<string>();
+  /**
+   * The code of every version submitted since it was last forgotten, taken from the host at the
+   * first submit: a worker that asks for it later still gets it even if the registry has dropped
+   * the version meanwhile (the call was accepted while it was deployed).
+   */
+  private readonly codeCache = new Map<string, PackageCode>();
+  private readonly host: SandboxHost;
 
   constructor(options: SandboxOptions) {
-    validate(options);
+    validateOptions(options);
     this.logger = options.logger;
     this.threadCount = options.threads;
+    this.timeoutMs = options.timeoutMs;
+    this.maxBatchSize = options.maxBatchSize ?? Infinity;
+    this.host = options.host;
     this.bridge = new HostBridge(
       options.host,
+      (key) => this.codeCache.get(key) ?? this.host.code(key),
       {
         timeoutMs: options.httpTimeoutMs,
         maxBytes: options.httpMaxBytes,
@@ -116,7 +131,12 @@ export class SandboxPool implements Sandbox {
   forget(key: string): void {
     if (this.closed) return;
     if ((this.keyUse.get(key) ?? 0) > 0) this.forgetWhenIdle.add(key);
-    else this.bridge.broadcast({ type: 'forget', key });
+    else this.broadcastForget(key);
+  }
+
+  private broadcastForget(key: string): void {
+    this.codeCache.delete(key);
+    this.bridge.broadcast({ type: 'forget', key });
   }
 
   async close(): Promise<void> {
@@ -124,6 +144,10 @@ export class SandboxPool implements Sandbox {
     this.closed = true;
     for (const job of this.queue) this.fail(job.id, new SandboxClosedError());
     this.queue = [];
+    // Let jobs in flight end first (the watchdogs bound them): terminating a worker while one of
+    // its isolates is still being disposed can abort the process.
+    const deadline = Date.now() + this.timeoutMs + 1000;
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     await this.pool.destroy();
     for (const id of [...this.pending.keys()]) this.fail(id, new SandboxClosedError());
   }
@@ -132,7 +156,12 @@ export class SandboxPool implements Sandbox {
     if (this.closed) return Promise.reject(new SandboxClosedError());
     const id = this.nextId++;
     const key = body.kind === 'inspect' ? undefined : body.key;
-    if (key !== undefined) this.keyUse.set(key, (this.keyUse.get(key) ?? 0) + 1);
+    if (key !== undefined) {
+      if (!this.codeCache.has(key) && !this.rememberCode(key)) {
+        return Promise.reject(new VersionNotDeployedError(`package version ${key} is not deployed`));
+      }
+      this.keyUse.set(key, (this.keyUse.get(key) ?? 0) + 1);
+    }
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { key, resolve, reject });
       this.queue.push({ ...body, id } as Job);
@@ -145,13 +174,26 @@ export class SandboxPool implements Sandbox {
     });
   }
 
+  /** Takes the version's code from the host; false when the host does not have it. */
+  private rememberCode(key: string): boolean {
+    let code: PackageCode | undefined;
+    try {
+      code = this.host.code(key);
+    } catch (err) {
+      this.logger.error({ err, key }, 'the sandbox host failed to give package code');
+    }
+    if (code === undefined) return false;
+    this.codeCache.set(key, code);
+    return true;
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const jobs = this.queue;
     this.queue = [];
     if (jobs.length === 0 || this.closed) return;
     const batches = Math.min(this.threadCount, jobs.length);
-    const size = Math.ceil(jobs.length / batches);
+    const size = Math.min(Math.ceil(jobs.length / batches), this.maxBatchSize);
     for (let start = 0; start < jobs.length; start += size) this.dispatch(jobs.slice(start, start + size));
   }
 
@@ -160,6 +202,8 @@ export class SandboxPool implements Sandbox {
       (result) => result.outcomes.forEach((o) => this.settle(o)),
       (err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
+        if (!this.closed)
+          this.logger.error({ err }, `a sandbox worker stopped; ${jobs.length} job(s) on it failed`);
         for (const job of jobs) {
           this.fail(
             job.id,
@@ -210,33 +254,6 @@ export class SandboxPool implements Sandbox {
       return;
     }
     this.keyUse.delete(key);
-    if (this.forgetWhenIdle.delete(key) && !this.closed) this.bridge.broadcast({ type: 'forget', key });
+    if (this.forgetWhenIdle.delete(key) && !this.closed) this.broadcastForget(key);
   }
-}
-
-function toJson(value: unknown, what: string): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value === undefined ? null : value);
-  } catch (err) {
-    throw new SandboxInputError(`${what} is not JSON-serializable: ${(err as Error).message}`);
-  }
-  if (text === undefined) throw new SandboxInputError(`${what} is not JSON-serializable`);
-  return text;
-}
-
-function validate(options: SandboxOptions): void {
-  const integer = (name: keyof SandboxOptions, min: number): void => {
-    const value = options[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-      throw new ConfigError(`sandbox.${name} must be an integer of at least ${min} (got ${String(value)})`);
-    }
-  };
-  integer('threads', 1);
-  integer('memoryLimitMb', 8);
-  integer('timeoutMs', 1);
-  integer('maxInvokeDepth', 1);
-  integer('httpTimeoutMs', 1);
-  integer('httpMaxBytes', 1);
-  if (options.host === undefined || options.host === null) throw new ConfigError('the sandbox needs a host');
 }

@@ -99,4 +99,6 @@ export interface SandboxOptions {
   httpMaxBytes: number;
   host: SandboxHost;
   logger: Logger;
+  /** Most jobs sent to a worker as one task (default: no limit). 1 turns micro-batching off (bench). */
+  maxBatchSize?: number;
 }

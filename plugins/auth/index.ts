@@ -1,4 +1,5 @@
 import type { TimerHandle } from '../../core/clock.js';
+import { ConfigError } from '../../core/errors.js';
 import { MAX_ACCESS_TOKEN_TTL, MAX_REFRESH_TOKEN_TTL } from '../../core/config/load.js';
 import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
 import { AuthMetrics } from './auth-metrics.js';
@@ -50,7 +51,13 @@ export function createAuthPlugin(hooks: AuthPluginHooks = {}): JunctionPlugin {
 
   return {
     name: 'auth',
-    async register(junction) {
+    async register(junction, options) {
+      const unknown = Object.keys(options ?? {});
+      if (unknown.length > 0) {
+        throw new ConfigError(
+          `the auth plugin takes no options (got ${unknown.join(', ')}); it is configured by the oauth and users keys`,
+        );
+      }
       app = junction;
       const { config, clock, logger } = junction;
       const root = junction.storage.store('auth');
@@ -62,7 +69,7 @@ export function createAuthPlugin(hooks: AuthPluginHooks = {}): JunctionPlugin {
         logger,
         hooks.announce ?? ((text) => process.stdout.write(text)),
       );
-      await users.load(config.users);
+      await users.load(config.users, junction.mode !== 'check');
       throttle = new LoginThrottle(clock, {
         maxFailures: config.oauth['max-failed-logins'],
         windowMs: config.oauth['lockout-window'] * 1000,

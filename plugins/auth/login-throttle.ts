@@ -8,15 +8,29 @@ export interface ThrottleSettings {
   maxKeys?: number;
 }
 
+/** A password check admitted by the throttle; exactly one of the two must be called. */
+export interface LoginAttempt {
+  succeeded(): void;
+  failed(): void;
+}
+
+export type Admission = { attempt: LoginAttempt } | { retryAfter: number };
+
 /**
  * Brute-force protection of the password grant: failures are counted per username and per client
  * address in a sliding window; while either has reached the limit, password grants for it are
  * refused (429 with Retry-After) without checking the password. A success clears the user's
- * count but not the address's (an attacker with one valid account must not reset it). Kept in
- * memory: a restart clears it.
+ * count but not the address's earlier failures (an attacker with one valid account must not
+ * reset it). Kept in memory: a restart clears it.
+ *
+ * Checks in flight count against the limit too: when failures plus checks running reach it, a
+ * further attempt waits for a running one to finish. Guesses sent in parallel thus cannot all be
+ * checked before the first failures are counted, while parallel logins that succeed only queue.
  */
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
   private readonly maxKeys: number;
 
   constructor(
@@ -26,23 +40,54 @@ export class LoginThrottle {
     this.maxKeys = settings.maxKeys ?? 100_000;
   }
 
+  /** Admits a password check for this user from this address, or says how long to wait. */
+  async admit(username: string, address: string): Promise<Admission> {
+    const keys = [`u:${username}`, `a:${address}`];
+    for (;;) {
+      const retryAfter = Math.max(...keys.map((k) => this.waitFor(k)));
+      if (retryAfter > 0) return { retryAfter };
+      const full = keys.find(
+        (k) => this.recent(k).length + (this.running.get(k) ?? 0) >= this.settings.maxFailures,
+      );
+      if (full === undefined) break;
+      await new Promise<void>((resolve) => {
+        const list = this.waiting.get(full) ?? [];
+        list.push(resolve);
+        this.waiting.set(full, list);
+      });
+    }
+    for (const k of keys) this.running.set(k, (this.running.get(k) ?? 0) + 1);
+    let settled = false;
+    const settle = (failed: boolean) => {
+      if (settled) return;
+      settled = true;
+      for (const k of keys) {
+        const n = (this.running.get(k) ?? 1) - 1;
+        if (n > 0) this.running.set(k, n);
+        else this.running.delete(k);
+        if (failed) this.push(k);
+      }
+      if (!failed) this.failures.delete(keys[0]!);
+      for (const k of keys) this.wake(k);
+    };
+    return { attempt: { succeeded: () => settle(false), failed: () => settle(true) } };
+  }
+
   /** Seconds until a password grant for this user from this address may be tried, or 0. */
   retryAfter(username: string, address: string): number {
     return Math.max(this.waitFor(`u:${username}`), this.waitFor(`a:${address}`));
   }
 
-  recordFailure(username: string, address: string): void {
-    this.push(`u:${username}`);
-    this.push(`a:${address}`);
-  }
-
-  recordSuccess(username: string): void {
-    this.failures.delete(`u:${username}`);
-  }
-
   /** Forgets failures that left the window (called periodically). */
   prune(): void {
     for (const key of [...this.failures.keys()]) this.recent(key);
+  }
+
+  private wake(key: string): void {
+    const list = this.waiting.get(key);
+    if (list === undefined) return;
+    this.waiting.delete(key);
+    for (const resolve of list) resolve();
   }
 
   private waitFor(key: string): number {

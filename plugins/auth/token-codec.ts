@@ -2,8 +2,8 @@ import { hash, randomBytes } from 'node:crypto';
 
 /**
  * Tokens are opaque random values: 32 bytes (256 bits) from the CSPRNG, base64url without
- * padding (43 characters). Only their SHA-256 is stored or kept in memory: a copy of the data
- * folder or a heap dump reveals no usable token. A fast hash is enough because the input is
+ * padding (43 characters). Only their SHA-256 is stored: a copy of the data folder reveals no
+ * usable token. A fast hash is enough because the input is
  * random and long (there is nothing to brute-force), unlike a password.
  */
 const TOKEN_BYTES = 32;

@@ -71,22 +71,28 @@ export class TokenService {
   ) {}
 
   async passwordGrant(grant: PasswordGrant): Promise<TokenResponse> {
-    const wait = this.throttle.retryAfter(grant.username, grant.address);
-    if (wait > 0) {
+    // Scope first: a request that cannot succeed costs neither a check nor a lockout slot.
+    const scope = grantScope(grant.scope, GRANTABLE_SCOPES);
+    const admission = await this.throttle.admit(grant.username, grant.address);
+    if ('retryAfter' in admission) {
       this.metrics.grant('password', 'locked');
+      const wait = admission.retryAfter;
       throw new OAuthError('invalid_grant', `too many failed logins; try again in ${wait} seconds`, 429, {
         'retry-after': String(wait),
       });
     }
-    const scope = grantScope(grant.scope, GRANTABLE_SCOPES);
-    const user = await this.users.verify(grant.username, grant.password);
+    let user: UserRef | undefined;
+    try {
+      user = await this.users.verify(grant.username, grant.password);
+    } finally {
+      if (user === undefined) admission.attempt.failed();
+      else admission.attempt.succeeded();
+    }
     if (user === undefined) {
-      this.throttle.recordFailure(grant.username, grant.address);
       this.metrics.grant('password', 'refused');
       this.logger.info({ username: grant.username, address: grant.address }, 'password grant refused');
       throw new OAuthError('invalid_grant', 'invalid username or password');
     }
-    this.throttle.recordSuccess(grant.username);
     const answer = await this.issue(user, grant.clientId, newFamilyId(), scope, scope, []);
     this.metrics.grant('password', 'issued');
     return answer;

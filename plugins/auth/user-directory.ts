@@ -42,8 +42,10 @@ export class UserDirectory {
     private readonly announce: (text: string) => void,
   ) {}
 
-  async load(configured: UserEntry[]): Promise<void> {
-    const entries = configured.length > 0 ? configured : [await this.firstAdmin()];
+  /** `createAdmin: false` (for `junction check`) never creates the first administrator. */
+  async load(configured: UserEntry[], createAdmin = true): Promise<void> {
+    const admin = configured.length > 0 ? undefined : await this.firstAdmin(createAdmin);
+    const entries = admin ? [admin] : configured;
     for (const u of entries) {
       this.users.set(u.username, u);
       this.refs.set(
@@ -78,9 +80,9 @@ export class UserDirectory {
     return { stats, op: { type: 'put', key: username, value: stats, store: this.statsStore } };
   }
 
-  private async firstAdmin(): Promise<UserEntry> {
+  private async firstAdmin(create: boolean): Promise<UserEntry | undefined> {
     const stored = await this.adminStore.get<StoredAdmin>(ADMIN_KEY);
-    if (stored) return stored;
+    if (stored || !create) return stored;
     const password = randomBytes(18).toString('base64url');
     const admin: StoredAdmin = {
       username: FIRST_ADMIN,

@@ -51,6 +51,15 @@ describe('junction CLI', function () {
     expect(check.code).to.equal(0);
   });
 
+  it('check has no side effects: it creates no first administrator', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'services'));
+    const config = writeConfig(dir, 'server:\n  logLevel: silent\nplugins:\n  - name: auth\nusers: []\n');
+    const check = await runCli(['check', '--config', config]);
+    expect(check.code).to.equal(0);
+    expect(check.stdout).to.equal('configuration, packages and workflows are valid\n');
+  });
+
   it('rejects unknown commands and bad flags', async () => {
     expect((await runCli(['frobnicate'])).code).to.equal(2);
     const bad = await runCli(['serve', '--port', 'x']);

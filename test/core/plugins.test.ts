@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { hashPassword } from '../../core/password.js';
 import type { JunctionPlugin } from '../../core/plugins/types.js';
 import { tempDir, testApp } from '../helpers.js';
 
@@ -119,7 +120,13 @@ describe('core/plugins', () => {
   });
 
   it('loads the built-in plugins by name', async () => {
-    const app = await testApp({ config: { plugins: [{ name: 'auth' }, { name: 'alias' }] } });
+    const password = await hashPassword('secret');
+    const app = await testApp({
+      config: {
+        plugins: [{ name: 'auth' }, { name: 'alias' }, { name: 'flux' }, { name: 'tracker' }],
+        users: [{ username: 'ada', password, groups: [] }],
+      },
+    });
     expect(app.state).to.equal('RUNNING');
     await app.stop();
   });

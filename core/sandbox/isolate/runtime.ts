@@ -5,12 +5,16 @@
  * imports, no Node globals). It keeps the host reference in its closure: service code never sees
  * it, only the `ctx` objects built here.
  *
- * Results go back as text with a one-character tag: `1` + JSON (success), `0` + JSON error
- * (thrown by service code), `2` + message (no such function), `3` + JSON `{index, error}` (an
- * expression failed).
+ * A call's result goes back as text with a one-character tag: `1` + JSON (success), `0` + JSON
+ * error (thrown by service code), `2` + message (no such function); an evaluation's as `1` + JSON
+ * or `3` + JSON `{index, error}` (an expression failed).
  */
 export function isolateRuntime(host: any, packageName: string): any {
-  // Captured now, so service code that replaces JSON or Object.freeze hurts only itself.
+  // Strict: a sloppy function of service code that this runtime calls (a getter read by
+  // JSON.stringify, say) cannot reach these closures through `.caller`.
+  'use strict';
+  // Captured now, so service code that replaces JSON, Object.freeze or Function hurts only itself.
+  const FunctionConstructor = Function;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const freeze = Object.freeze;
@@ -117,7 +121,30 @@ export function isolateRuntime(host: any, packageName: string): any {
     });
   }
 
+  async function runCall(
+    path: string,
+    fnName: string,
+    callId: number,
+    input: unknown,
+    user: any,
+  ): Promise<string> {
+    const ns = namespaces.get(path);
+    const fn = ns === undefined ? undefined : ns[fnName];
+    if (typeof fn !== 'function') {
+      return `2${ns === undefined ? `no module ${path}` : `module ${path} exports no function ${fnName}`}`;
+    }
+    try {
+      const output = await fn(input, makeCtx(callId, user));
+      return `1${toJson(output, 'the return value')}`;
+    } catch (err) {
+      return `0${stringify(describe(err))}`;
+    }
+  }
+
   return {
+    ping(): number {
+      return 1;
+    },
     register(path: string, namespace: any): void {
       namespaces.set(path, namespace);
     },
@@ -125,24 +152,25 @@ export function isolateRuntime(host: any, packageName: string): any {
       const ns = namespaces.get(path);
       return stringify(keys(ns).filter((k) => typeof ns[k] === 'function'));
     },
-    async run(
-      path: string,
-      fnName: string,
-      callId: number,
-      input: string,
-      userJson: string,
-    ): Promise<string> {
-      const ns = namespaces.get(path);
-      const fn = ns === undefined ? undefined : ns[fnName];
-      if (typeof fn !== 'function') {
-        return `2${ns === undefined ? `no module ${path}` : `module ${path} exports no function ${fnName}`}`;
-      }
-      try {
-        const output = await fn(parse(input), makeCtx(callId, parse(userJson)));
-        return `1${toJson(output, 'the return value')}`;
-      } catch (err) {
-        return `0${stringify(describe(err))}`;
-      }
+    /**
+     * Runs a batch of calls (`[[path, fn, callId, input, user], ...]`, input and user as JSON
+     * values) in one entry into the isolate. Calls that settle within a few microtask turns (those
+     * that wait on no host answer) are answered in the returned array; the others are `null` there
+     * and answered one by one, when they end, through the host's `done` operation.
+     */
+    async runBatch(batchJson: string): Promise<string> {
+      const calls: [string, string, number, unknown, any][] = parse(batchJson);
+      const results: (string | null)[] = calls.map(() => null);
+      let open = true;
+      calls.forEach(([path, fnName, callId, input, user], index) => {
+        void runCall(path, fnName, callId, input, user).then((result) => {
+          if (open) results[index] = result;
+          else host.applyIgnored(undefined, [callId, 'done', result]);
+        });
+      });
+      for (let turn = 0; turn < 16; turn++) await undefined;
+      open = false;
+      return stringify(results);
     },
     async evaluate(expressionsJson: string, scopeJson: string): Promise<string> {
       const expressions: string[] = parse(expressionsJson);
@@ -157,7 +185,7 @@ export function isolateRuntime(host: any, packageName: string): any {
           let compiled = compiledExpressions.get(cacheKey);
           if (compiled === undefined) {
             // A fresh function per expression: the scope members are its parameters.
-            compiled = new Function(...names, `"use strict";\nreturn (\n${expression}\n);`);
+            compiled = new FunctionConstructor(...names, `"use strict";\nreturn (\n${expression}\n);`);
             if (compiledExpressions.size >= 1000) compiledExpressions.clear();
             compiledExpressions.set(cacheKey, compiled);
           }

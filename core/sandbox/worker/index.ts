@@ -1,12 +1,14 @@
 /**
  * A sandbox worker thread (piscina task module). Each task is a batch of jobs queued together on
- * the main thread; they run concurrently in this worker's isolates. A job that finishes while
+ * the main thread; they run concurrently in this worker's isolates, the calls of one package
+ * version with one entry into its isolate (call-group.ts). A job that finishes while
  * others of its batch are still running is answered at once over the worker's own port, so one
  * slow call never holds back the answers of the calls batched with it.
  */
 import ivm from 'isolated-vm';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
-import type { BatchResult, BatchTask, Outcome, WorkerSettings } from '../protocol.js';
+import type { BatchResult, BatchTask, CallJob, Outcome, WorkerSettings } from '../protocol.js';
+import { runCallGroup } from './call-group.js';
 import { createHostReference } from './host-calls.js';
 import { HostLink } from './host-link.js';
 import { JobRunner } from './job-runner.js';
@@ -15,7 +17,9 @@ import { PackageCache } from './package-cache.js';
 const settings = workerData as WorkerSettings;
 const channel = new MessageChannel();
 const link = new HostLink(channel.port1, (key) => cache.forget(key));
-const cache: PackageCache = new PackageCache(link, settings, createHostReference(link, ivm));
+const cache: PackageCache = new PackageCache(link, settings, (pkg) =>
+  createHostReference(link, ivm, () => pkg.probe()),
+);
 const runner = new JobRunner(cache, settings.timeoutMs);
 // Piscina forwards a worker's parentPort messages to the pool's 'message' event: that is how the
 // main thread gets this worker's port.
@@ -32,20 +36,31 @@ export default function runBatch(task: BatchTask): Promise<BatchResult> {
       link.post({ type: 'outcomes', outcomes: early });
       early = [];
     };
+    const answer = (outcome: Outcome): void => {
+      remaining--;
+      if (remaining === 0) {
+        resolve({ outcomes: [...early, outcome] });
+        early = [];
+        return;
+      }
+      early.push(outcome);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushEarly);
+      }
+    };
+    const callsByKey = new Map<string, CallJob[]>();
     for (const job of task.jobs) {
-      void runner.run(job).then((outcome) => {
-        remaining--;
-        if (remaining === 0) {
-          resolve({ outcomes: [...early, outcome] });
-          early = [];
-          return;
-        }
-        early.push(outcome);
-        if (!flushScheduled) {
-          flushScheduled = true;
-          setImmediate(flushEarly);
-        }
-      });
+      if (job.kind === 'call') {
+        const group = callsByKey.get(job.key);
+        if (group) group.push(job);
+        else callsByKey.set(job.key, [job]);
+      } else {
+        void runner.run(job).then(answer);
+      }
+    }
+    for (const [key, jobs] of callsByKey) {
+      for (const answered of runCallGroup(cache, settings.timeoutMs, key, jobs)) void answered.then(answer);
     }
   });
 }

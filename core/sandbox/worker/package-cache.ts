@@ -18,7 +18,7 @@ export class PackageCache {
   constructor(
     private readonly link: HostLink,
     private readonly settings: { memoryLimitMb: number; timeoutMs: number },
-    private readonly hostReference: ivm.Reference,
+    private readonly makeHostReference: (pkg: PackageIsolate) => ivm.Reference,
   ) {}
 
   /** The isolate for `key`, counted as in use until `release`. It may still be loading (`ready`). */
@@ -36,7 +36,12 @@ export class PackageCache {
 
   /** A standalone isolate for `inspect`: not cached, dispose it when done. */
   standalone(code: PackageCode): PackageIsolate {
-    return new PackageIsolate(code, this.settings.memoryLimitMb, this.settings.timeoutMs, this.hostReference);
+    return new PackageIsolate(
+      code,
+      this.settings.memoryLimitMb,
+      this.settings.timeoutMs,
+      this.makeHostReference,
+    );
   }
 
   forget(key: string): void {

@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import { PackageInvalidError } from '../errors.js';
+import { PackageInvalidError, SandboxTimeoutError } from '../errors.js';
 import { isolateRuntimeSource } from '../isolate/runtime.js';
 import type { ModuleExports, PackageCode } from '../types.js';
 import { resolveImport } from './module-linker.js';
@@ -21,18 +21,23 @@ export class PackageIsolate {
   /** Set by `forget`: dispose once `active` drops to 0, never reuse for a new call. */
   forgotten = false;
   resetReason: ResetReason | undefined;
-  private run: ivm.Reference | undefined;
+  /** The module whose top-level code is running while the package loads. */
+  loadingModule: string | undefined;
+  private runBatchRef: ivm.Reference | undefined;
+  private readonly resetListeners = new Set<() => void>();
   private evaluateRef: ivm.Reference | undefined;
   private exportsOfRef: ivm.Reference | undefined;
+  private pingRef: ivm.Reference | undefined;
+  private probing = false;
 
   constructor(
     readonly code: PackageCode,
     memoryLimitMb: number,
     private readonly timeoutMs: number,
-    hostReference: ivm.Reference,
+    makeHostReference: (pkg: PackageIsolate) => ivm.Reference,
   ) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-    this.ready = this.load(hostReference);
+    this.ready = this.loadWithinLimit(makeHostReference(this));
     // Waiters observe the failure; this keeps an unobserved rejection from being reported.
     this.ready.catch(() => {});
   }
@@ -45,18 +50,41 @@ export class PackageIsolate {
   reset(reason: ResetReason): void {
     this.resetReason ??= reason;
     if (!this.isolate.isDisposed) this.isolate.dispose();
+    for (const listener of [...this.resetListeners]) listener();
   }
 
-  call(path: string, fn: string, callId: number, input: string, userJson: string): Promise<string> {
-    return this.run!.apply(undefined, [path, fn, callId, input, userJson], {
-      result: { promise: true },
-    }) as Promise<string>;
+  /** Calls `listener` when the isolate is reset (calls waiting on it will never be answered). */
+  onReset(listener: () => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  /** One entry into the isolate for a batch of calls (see `runBatch` in isolate/runtime.ts). */
+  runBatch(batch: string): Promise<string> {
+    return this.runBatchRef!.apply(undefined, [batch], { result: { promise: true } }) as Promise<string>;
   }
 
   evaluate(expressions: string, scope: string): Promise<string> {
     return this.evaluateRef!.apply(undefined, [expressions, scope], {
       result: { promise: true },
     }) as Promise<string>;
+  }
+
+  /**
+   * Checks that the isolate is free within the time limit, else resets it. Used when code may be
+   * running outside any call (an answer arrived after its call ended), where no watchdog watches.
+   */
+  probe(): void {
+    if (this.probing || !this.alive || this.pingRef === undefined) return;
+    this.probing = true;
+    const timer = setTimeout(() => this.reset('timeout'), this.timeoutMs);
+    this.pingRef
+      .apply(undefined, [])
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(timer);
+        this.probing = false;
+      });
   }
 
   async exports(): Promise<ModuleExports[]> {
@@ -68,14 +96,39 @@ export class PackageIsolate {
     return out;
   }
 
+  /**
+   * Loading has a time limit of its own (the calls waiting for it start theirs once it is done):
+   * top-level code that never finishes fails the load with JCT_SANDBOX_TIMEOUT naming the module.
+   */
+  private async loadWithinLimit(hostReference: ivm.Reference): Promise<void> {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.reset('timeout');
+    }, this.timeoutMs);
+    try {
+      await this.load(hostReference);
+    } catch (err) {
+      if (!timedOut) throw err;
+      const where =
+        this.loadingModule === undefined ? '' : ` (in the top-level code of module ${this.loadingModule})`;
+      throw new SandboxTimeoutError(
+        `loading package ${this.code.name} ran past ${this.timeoutMs} ms${where}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async load(hostReference: ivm.Reference): Promise<void> {
     const context = await this.isolate.createContext();
     const runtime = (await context.evalClosure(isolateRuntimeSource, [hostReference, this.code.name], {
       result: { reference: true },
     })) as ivm.Reference;
-    this.run = await runtime.get('run', { reference: true });
+    this.runBatchRef = await runtime.get('runBatch', { reference: true });
     this.evaluateRef = await runtime.get('evaluate', { reference: true });
     this.exportsOfRef = await runtime.get('exportsOf', { reference: true });
+    this.pingRef = await runtime.get('ping', { reference: true });
     const register = (await runtime.get('register', { reference: true })) as ivm.Reference;
 
     const paths = new Set(this.code.modules.map((m) => m.path));
@@ -98,7 +151,9 @@ export class PackageIsolate {
       );
     }
     for (const [path, module] of compiled) {
+      this.loadingModule = path;
       await this.guard(path, () => module.evaluate({ timeout: this.timeoutMs }));
+      this.loadingModule = undefined;
       await register.apply(undefined, [path, module.namespace.derefInto()]);
     }
   }
@@ -111,6 +166,11 @@ export class PackageIsolate {
       // A disposed isolate (watchdog, memory limit) is the runner's to explain, not the module's.
       if (this.isolate.isDisposed || err instanceof PackageInvalidError) throw err;
       const e = err as Error;
+      if (e.message === 'Script execution timed out.') {
+        throw new SandboxTimeoutError(
+          `module ${path} of package ${this.code.name} ran past ${this.timeoutMs} ms at top level`,
+        );
+      }
       throw new PackageInvalidError(`module ${path} of package ${this.code.name}: ${e.name}: ${e.message}`);
     }
   }

@@ -70,6 +70,11 @@ export interface EventResult {
   executions: ContextRef[];
   /** With `contextId`: true when that context has no transition for the event (and no `$else`). */
   notDelivered?: boolean;
+  /**
+   * Only for `ctx.flux.sendEvent` from a service: contexts with a step in progress (possibly the
+   * calling one) to which the event was queued rather than awaited.
+   */
+  queued?: number[];
 }
 
 export interface ContextFilter {

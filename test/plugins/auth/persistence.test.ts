@@ -39,7 +39,7 @@ describe('plugins/auth: persistence', () => {
     app = undefined;
 
     const stored = await dump(dir);
-    expect(stored).to.contain('auth');
+    expect(stored).to.contain('tokens!');
     for (const token of [
       first.access_token,
       first.refresh_token,
@@ -63,6 +63,9 @@ describe('plugins/auth: persistence', () => {
     // Past every lifetime, a restart drops what expired.
     a = await open(dir, t0 + 13 * 3600_000);
     expect((await probe(a, second.access_token)).statusCode).to.equal(401);
+    await a.stop();
+    app = undefined;
+    expect((await dump(dir)).match(/tokens!/g) ?? []).to.have.length(0);
   });
 
   it('creates the first administrator once, prints its password once, keeps only its hash', async () => {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createAuthPlugin } from '../../../plugins/auth/index.js';
+import { testApp } from '../../helpers.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { authApp, CLIENT, type AuthTestApp, login, PASSWORDS, post, probe } from './fixture.js';
 
@@ -128,6 +130,16 @@ describe('plugins/auth: POST /oauth/token', () => {
         400,
         'invalid_request',
       );
+    });
+
+    it('also takes the parameters as a JSON object of strings', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'password', username: 'bob', password: PASSWORDS.bob, ...CLIENT },
+      });
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(res.json().token_type).to.equal('bearer');
     });
 
     it('answers invalid_request for a body that is not form parameters', async () => {
@@ -321,6 +333,14 @@ describe('plugins/auth: POST /oauth/token', () => {
     expect((await probe(app, short.access_token)).statusCode).to.equal(200);
     await app.clock.advance(1_000);
     expect((await probe(app, short.access_token)).statusCode).to.equal(401);
+  });
+
+  it('refuses plugin options, naming them', async () => {
+    let err: unknown;
+    await testApp({ plugins: [{ plugin: createAuthPlugin(), options: { ttl: 5 } }] }).catch(
+      (e: unknown) => (err = e),
+    );
+    expect((err as Error).message).to.contain('takes no options (got ttl)');
   });
 
   it('lists the three endpoints in the OpenAPI document', async () => {

@@ -1,0 +1,181 @@
+/**
+ * Routing of events (SEED-SPEC 4.3, CONTRACT §5): to one context (`contextId`), to the waiting
+ * contexts carrying all `tags` (intersection of the tag index), or else to every context waiting
+ * for that event name (the `await` index); plus a new context for every live workflow whose
+ * `triggers` contain it (not when `contextId` is given). Nothing scans every context.
+ */
+import type { BatchOp } from '../../../core/storage/types.js';
+import type { DefinitionRegistry } from '../definitions/registry.js';
+import type { FluxDefinition } from '../definitions/types.js';
+import { ContextFinishedError, ContextNotFoundError } from '../errors.js';
+import { idKey, type ContextStore } from '../store/context-store.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
+import { IntersectionStream, iterate, UnionStream } from '../store/id-stream.js';
+import { FINISHED, isWaiting, type ContextRecord, type EventRecord } from '../store/record.js';
+import { mapLimit, type KeyedSerializer } from './serializer.js';
+import type { Work } from './step-runner.js';
+import type { ContextRef, EventRequest, EventResult, ExecuteRequest } from './types.js';
+import { checkEvent } from './validate.js';
+
+export interface EventDispatcherDeps {
+  contexts: ContextStore;
+  definitions: DefinitionRegistry;
+  idempotency: IdempotencyStore;
+  serializer: KeyedSerializer;
+  concurrency: number;
+  withContext<T>(id: number, fn: (work: Work) => Promise<T>): Promise<T>;
+  deliver(work: Work, event: EventRecord): Promise<boolean>;
+  start(
+    def: FluxDefinition,
+    request: Pick<ExecuteRequest, 'input' | 'tags' | 'user'>,
+    extraVars: Record<string, unknown>,
+    extraOps?: (r: ContextRecord) => BatchOp[],
+  ): Promise<ContextRef>;
+  onBackgroundError(err: unknown, contextId: number): void;
+  now(): number;
+}
+
+interface Idem {
+  key: string;
+  /** Targets the request already acted on before a crash (`c/<id>`, `t/<pkg>/<flux>`). */
+  markers: Map<string, ContextRef>;
+}
+
+export class EventDispatcher {
+  private readonly inflight = new Map<string, Promise<EventResult>>();
+
+  constructor(private readonly deps: EventDispatcherDeps) {}
+
+  /**
+   * `fromService`: sent by `ctx.flux.sendEvent` from inside an action. An event for a context
+   * with a step in progress (maybe the very one calling) is then queued behind that step instead
+   * of awaited, which would deadlock; its id is listed in `queued`.
+   */
+  async send(request: EventRequest, fromService: boolean): Promise<EventResult> {
+    checkEvent(request);
+    const key = request.idempotencyKey;
+    if (key === undefined) return this.dispatch(request, fromService, undefined);
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const p = (async () => {
+      const seen = await this.deps.idempotency.getEvent(key);
+      if (seen) return seen;
+      const markers = await this.deps.idempotency.markers(key);
+      const result = await this.dispatch(request, fromService, { key, markers });
+      await this.deps.idempotency.putEvent(key, result, this.deps.now());
+      return result;
+    })().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  private async dispatch(
+    request: EventRequest,
+    fromService: boolean,
+    idem: Idem | undefined,
+  ): Promise<EventResult> {
+    const event: EventRecord = { name: request.event, input: request.input ?? {} };
+    const queued: number[] = [];
+    const deliverTo = async (id: number, strict: boolean): Promise<ContextRef | undefined> => {
+      const prior = idem?.markers.get(`c/${idKey(id)}`);
+      if (prior) {
+        idem!.markers.delete(`c/${idKey(id)}`);
+        return prior;
+      }
+      if (fromService && this.deps.serializer.busy(id)) {
+        queued.push(id);
+        this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem).catch((err: unknown) =>
+          this.deps.onBackgroundError(err, id),
+        );
+        return undefined;
+      }
+      return this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem);
+    };
+
+    if (request.contextId !== undefined) {
+      const ref = await deliverTo(request.contextId, true);
+      if (ref) return { transitions: [ref], executions: [] };
+      return queued.length > 0
+        ? { transitions: [], executions: [], queued }
+        : { transitions: [], executions: [], notDelivered: true };
+    }
+
+    const candidates: number[] = [];
+    // By tags: the waiting contexts (either waiting status) carrying every tag.
+    const source =
+      request.tags && request.tags.length > 0
+        ? iterate(
+            new IntersectionStream([
+              ...[...new Set(request.tags)].map((t) => this.deps.contexts.stream('tag', t)),
+              new UnionStream([
+                this.deps.contexts.stream('status', 'WAITING'),
+                this.deps.contexts.stream('status', 'WAITING_UNTIL'),
+              ]),
+            ]),
+          )
+        : this.deps.contexts.ids('await', request.event);
+    for await (const id of source) candidates.push(id);
+    candidates.reverse();
+    const refs = await mapLimit(candidates, this.deps.concurrency, (id) => deliverTo(id, false));
+    const transitions = refs.filter((r): r is ContextRef => r !== undefined);
+    const executions: ContextRef[] = [];
+    for (const [target, ref] of idem?.markers ?? []) {
+      // Acted on before a crash and no longer a candidate: still part of the first answer.
+      (target.startsWith('c/') ? transitions : executions).push(ref);
+    }
+    for (const def of this.deps.definitions.triggeredBy(request.event)) {
+      const target = `t/${encodeURIComponent(def.packageName)}/${encodeURIComponent(def.fluxName)}`;
+      if (idem?.markers.has(target)) continue;
+      const mark = idem ? (r: ContextRecord) => [this.marker(idem, target, r)] : undefined;
+      executions.push(
+        await this.deps.start(
+          def,
+          {
+            input: event.input,
+            ...(request.tags ? { tags: request.tags } : {}),
+            ...(request.user ? { user: request.user } : {}),
+          },
+          { $triggerFluxEvent: request.event },
+          mark,
+        ),
+      );
+    }
+    transitions.sort((a, b) => a.contextId - b.contextId);
+    return { transitions, executions, ...(queued.length > 0 ? { queued } : {}) };
+  }
+
+  private async deliverOne(
+    id: number,
+    event: EventRecord,
+    strict: boolean,
+    tags: string[] | undefined,
+    idem: Idem | undefined,
+  ): Promise<ContextRef | undefined> {
+    try {
+      return await this.deps.withContext(id, async (work) => {
+        const r = work.record;
+        if (FINISHED.has(r.status)) {
+          if (strict) throw new ContextFinishedError(`context ${id} has already finished (${r.status})`);
+          return undefined;
+        }
+        if (!isWaiting(r.status)) return undefined;
+        if (tags && !tags.every((t) => r.tags.includes(t))) return undefined;
+        if (idem) work.extraOps = (rec) => [this.marker(idem, `c/${idKey(id)}`, rec)];
+        const delivered = await this.deps.deliver(work, event);
+        return delivered ? { contextId: id, state: r.currentState } : undefined;
+      });
+    } catch (err) {
+      if (!strict && err instanceof ContextNotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  private marker(idem: Idem, target: string, r: ContextRecord): BatchOp {
+    return this.deps.idempotency.markerOp(
+      idem.key,
+      target,
+      { contextId: r.id, state: r.currentState },
+      this.deps.now(),
+    );
+  }
+}
