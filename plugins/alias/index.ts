@@ -46,7 +46,12 @@ export function createAliasPlugin(): JunctionPlugin {
       verifier = undefined;
       tracker = undefined;
       started = false;
-      table = new AliasTable(resolveVerifier, junction.logger.child({ plugin: 'alias' }), warnUntracked);
+      table = new AliasTable(
+        resolveVerifier,
+        junction.logger.child({ plugin: 'alias' }),
+        warnUntracked,
+        () => junction.mode === 'check',
+      );
       junction.services.addDeployHook(table);
       const handler = new AliasHandler({
         table,

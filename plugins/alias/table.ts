@@ -23,6 +23,11 @@ export class AliasTable implements DeployHook<CompiledAlias[]> {
     private readonly logger: Logger,
     /** Called after every change (e.g. to warn about tracker logging without a tracker). */
     private readonly onChange: (aliases: CompiledAlias[]) => void = () => {},
+    /**
+     * True under `junction check`: nothing is committed there, so a package that passes is kept
+     * as if it were, and a later package conflicting with it is reported.
+     */
+    private readonly checkOnly: () => boolean = () => false,
   ) {}
 
   get router(): AliasRouter<CompiledAlias> {
@@ -55,6 +60,7 @@ export class AliasTable implements DeployHook<CompiledAlias[]> {
       }
       mine.push(toEntry(alias));
     }
+    if (this.checkOnly()) this.byPackage.set(pkg.name, compiled);
     return compiled;
   }
 

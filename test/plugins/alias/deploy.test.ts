@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PackageInfo } from '../../../core/services/types.js';
+import { createAliasPlugin } from '../../../plugins/alias/index.js';
+import { testApp, testConfig } from '../../helpers.js';
 import { aliasApp, writePackage, type AliasTestApp } from './fixture.js';
 import { tinyPackage } from './packages.js';
 
@@ -80,6 +82,21 @@ describe('plugins/alias: hot deploy', () => {
       package: 'z',
     });
     expect((await app.inject('/api/orders/1')).json()).to.deep.include({ package: 'a' });
+  });
+
+  it('junction check reports a conflict between two packages', async () => {
+    const servicesDir = testConfig().servicesDir;
+    writePackage(servicesDir, 'a', tinyPackage('a', '/orders/{id}', 'GET'));
+    writePackage(servicesDir, 'z', tinyPackage('z', '/orders/{orderId}'));
+    const checker = await testApp({
+      start: false,
+      config: { servicesDir, hotDeploy: { enabled: false } },
+      plugins: [{ plugin: createAliasPlugin() }],
+    });
+    const problems = await checker.check();
+    expect(problems.join('\n')).to.match(
+      /package "z".*conflicts with alias GET \/orders\/\{id\} of package "a"/,
+    );
   });
 
   it('keeps the previous version serving when a redeploy has a bad alias', async () => {
