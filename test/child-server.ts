@@ -52,7 +52,7 @@ export function runCli(
   args: string[],
   input?: string,
   env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--no-node-snapshot', cliMain, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
@@ -62,5 +62,7 @@ export function runCli(
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdin.end(input ?? '');
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
 }

@@ -33,7 +33,8 @@ export const aliasSchema = {
     secured: { type: 'boolean', default: false },
     users: stringList,
     groups: stringList,
-    runAs: { type: 'string', minLength: 1, default: 'Anonymous' },
+    // No default: unset means Anonymous, except on a secured alias, which then runs as its caller.
+    runAs: { type: 'string', minLength: 1 },
     logToTracker: { type: 'boolean', default: false },
     documentType: { type: 'string', minLength: 1 },
   },

@@ -1,4 +1,3 @@
-import { load as loadYaml } from 'js-yaml';
 import { ANONYMOUS, type AliasSpec, type PackageSource, type UserRef } from '../../core/services/types.js';
 import type { AccessRule, BearerVerifier } from '../auth/types.js';
 import { AliasInvalidError } from './errors.js';
@@ -8,7 +7,6 @@ import { parsePattern, type UrlPattern } from './pattern.js';
 export const DEFAULT_DOCUMENT_TYPE = 'URL Alias';
 
 /** The file the alias plugin reads besides what the registry gives (see `aliasesWithRunAs`). */
-export const MANIFEST_FILE = 'package.yaml';
 
 /** Methods an alias may name; any of them when it names none. */
 export const ALIAS_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
@@ -40,7 +38,6 @@ export interface CompiledAlias {
  * keeps serving.
  */
 export function compileAliases(pkg: PackageSource, verifier: BearerVerifier | undefined): CompiledAlias[] {
-  const runAsWritten = aliasesWithRunAs(pkg);
   return pkg.aliases.map((spec, index) => {
     const where = `package "${pkg.name}", alias ${index + 1} (${describeSpec(spec)})`;
     const fail = (reason: string): never => {
@@ -60,7 +57,7 @@ export function compileAliases(pkg: PackageSource, verifier: BearerVerifier | un
     const groups = stringList(spec.groups, 'groups', fail);
     const needsToken = spec.secured === true || users !== undefined || groups !== undefined;
     if (needsToken && !verifier) fail('it is secured but the auth plugin is not loaded');
-    const runAs = runAsWritten(index) ? compileRunAs(spec.runAs, verifier, fail) : undefined;
+    const runAs = compileRunAs(spec.runAs, verifier, fail);
     const documentType = spec.documentType ?? DEFAULT_DOCUMENT_TYPE;
     if (typeof documentType !== 'string' || documentType.trim() === '' || documentType.includes('\u0000')) {
       fail('"documentType" must be a non-empty string');
@@ -79,30 +76,6 @@ export function compileAliases(pkg: PackageSource, verifier: BearerVerifier | un
       documentType,
     };
   });
-}
-
-/**
- * Which aliases name `runAs` in package.yaml itself. The registry hands hooks the aliases with
- * defaults applied (`runAs: Anonymous`), but a secured alias without `runAs` runs as its caller,
- * so the plugin reads the file (the hook asks for it through `files`) to tell the two apart.
- */
-function aliasesWithRunAs(pkg: PackageSource): (index: number) => boolean {
-  const manifest = pkg.files.find((f) => f.path === MANIFEST_FILE);
-  // Without the file, every runAs the registry gives counts as written.
-  if (!manifest) return (index) => pkg.aliases[index]?.runAs !== undefined;
-  let raw: unknown;
-  try {
-    raw = loadYaml(manifest.text);
-  } catch {
-    raw = undefined;
-  }
-  const aliases = (raw as { aliases?: unknown } | undefined)?.aliases;
-  return (index) => {
-    const alias = Array.isArray(aliases)
-      ? (aliases[index] as Record<string, unknown> | undefined)
-      : undefined;
-    return typeof alias === 'object' && alias !== null && alias.runAs !== undefined && alias.runAs !== null;
-  };
 }
 
 /** `GET /orders/{id}` or `* /orders/{id}` for messages. */

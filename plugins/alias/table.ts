@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeployHook, PackageSource } from '../../core/services/types.js';
 import type { BearerVerifier } from '../auth/types.js';
-import { compileAliases, describeSpec, MANIFEST_FILE, type CompiledAlias } from './compile.js';
+import { compileAliases, describeSpec, type CompiledAlias } from './compile.js';
 import { AliasConflictError } from './errors.js';
 import { AliasRouter, findConflict, type RouteEntry } from './router.js';
 
@@ -14,7 +14,6 @@ import { AliasRouter, findConflict, type RouteEntry } from './router.js';
 export class AliasTable implements DeployHook<CompiledAlias[]> {
   readonly name = 'alias';
   /** package.yaml, to tell a written `runAs` from the registry's default (compile.ts). */
-  readonly files = { dir: '', suffix: MANIFEST_FILE };
   private readonly byPackage = new Map<string, CompiledAlias[]>();
   private current: AliasRouter<CompiledAlias> = new AliasRouter([]);
 

@@ -110,7 +110,7 @@ describe('junction CLI', function () {
       `server:\n  port: 0\n  logLevel: silent\nplugins:\n  - path: ${plugin}\n`,
     );
     const result = await runCli(['serve', '--config', config]);
-    expect(result.code).to.equal(1);
+    expect(result.code, `signal ${result.signal}, stderr: ${result.stderr}`).to.equal(1);
     expect(result.stderr).to.contain('plugin "broken" failed to start: cannot reach the mail server');
   });
 });

@@ -75,7 +75,6 @@ describe('core/services loading', () => {
         url: '/orders/{id}',
         service: 'approval.Checks.lookup',
         secured: false,
-        runAs: 'Anonymous',
         logToTracker: false,
       },
     ]);

@@ -15,7 +15,6 @@ describe('core/services/manifest', () => {
         url: '/orders/{id}',
         service: 'approval.Checks.lookup',
         secured: false,
-        runAs: 'Anonymous',
         logToTracker: false,
       },
     ]);

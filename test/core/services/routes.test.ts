@@ -50,7 +50,6 @@ describe('core/services GET /packages', () => {
               method: 'GET',
               groups: ['sales'],
               secured: false,
-              runAs: 'Anonymous',
               logToTracker: false,
             },
           ],

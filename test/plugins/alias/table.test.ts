@@ -19,11 +19,9 @@ const verifier: BearerVerifier = {
 
 let deployId = 0;
 
-/** A package version as the registry hands it to hooks; `yaml` is its package.yaml text. */
-function pkg(name: string, aliases: Partial<AliasSpec>[], yaml?: string): PackageSource {
-  const specs = aliases.map(
-    (a) => ({ secured: false, logToTracker: false, runAs: 'Anonymous', ...a }) as AliasSpec,
-  );
+/** A package version as the registry hands it to hooks (defaults applied, `runAs` only if written). */
+function pkg(name: string, aliases: Partial<AliasSpec>[]): PackageSource {
+  const specs = aliases.map((a) => ({ secured: false, logToTracker: false, ...a }) as AliasSpec);
   return {
     name,
     version: '1.0.0',
@@ -31,7 +29,7 @@ function pkg(name: string, aliases: Partial<AliasSpec>[], yaml?: string): Packag
     deployId: ++deployId,
     aliases: specs,
     services: ['orders.Api.get', 'orders.Api.list'],
-    files: yaml === undefined ? [] : [{ path: 'package.yaml', text: yaml }],
+    files: [],
   };
 }
 
@@ -101,33 +99,19 @@ describe('plugins/alias table (deploy hook)', () => {
   });
 
   it('resolves runAs users at deploy time and rejects unknown ones', () => {
-    const [batch] = table.prepare(
-      pkg('a', [{ url: '/x', service: 'orders.Api.get', runAs: 'batch' }], 'aliases:\n  - runAs: batch\n'),
-    );
+    const [batch] = table.prepare(pkg('a', [{ url: '/x', service: 'orders.Api.get', runAs: 'batch' }]));
     expect(batch!.runAs).to.deep.equal(USERS.batch);
     expect(() =>
-      table.prepare(
-        pkg(
-          'a',
-          [{ url: '/x', service: 'orders.Api.get', runAs: 'mallory' }],
-          'aliases:\n  - runAs: mallory\n',
-        ),
-      ),
+      table.prepare(pkg('a', [{ url: '/x', service: 'orders.Api.get', runAs: 'mallory' }])),
     ).to.throw(/unknown user "mallory"/);
   });
 
-  it('tells a written runAs from the default one (a secured alias without runAs runs as its caller)', () => {
-    const yaml =
-      'aliases:\n  - url: /a\n    secured: true\n  - url: /b\n    secured: true\n    runAs: Anonymous\n';
+  it('runs a secured alias without runAs as its caller, and one with runAs: Anonymous as Anonymous', () => {
     const [caller, anonymous] = table.prepare(
-      pkg(
-        'a',
-        [
-          { url: '/a', service: 'orders.Api.get', secured: true },
-          { url: '/b', service: 'orders.Api.get', secured: true },
-        ],
-        yaml,
-      ),
+      pkg('a', [
+        { url: '/a', service: 'orders.Api.get', secured: true },
+        { url: '/b', service: 'orders.Api.get', secured: true, runAs: 'Anonymous' },
+      ]),
     );
     expect(caller!.runAs).to.equal(undefined);
     expect(anonymous!.runAs).to.equal(ANONYMOUS);
