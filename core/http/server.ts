@@ -1,10 +1,15 @@
 import { parse as parseQuery } from 'node:querystring';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import type { JunctionConfig } from '../config/schema.js';
-import { installErrorHandling } from './error-handler.js';
+import { installErrorHandling, mapError } from './error-handler.js';
 import { prefersXml, toXml } from './xml.js';
 
 export interface HttpOptions {
@@ -29,6 +34,12 @@ export async function createHttp(options: HttpOptions): Promise<FastifyInstance>
     // Requests in flight finish on close; idle keep-alive sockets are closed at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Errors raised before routing (a malformed percent-encoding in the path) answer in the same
+    // error model as everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const mapped = mapError(error);
+      void (reply as FastifyReply).code(mapped.statusCode).send(mapped.toJSON());
+    },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: true } },
   });
 

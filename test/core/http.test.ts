@@ -59,6 +59,13 @@ describe('core/http', () => {
     expect(res.body).to.contain('<code>JCT_NOT_FOUND</code>');
   });
 
+  it('answers a malformed URL in the error model', async () => {
+    const res = await app.inject('/echo/%E0%A4%A');
+    expect(res.statusCode).to.equal(400);
+    expect(res.json().code).to.equal('JCT_VALIDATION');
+    expect(Object.keys(res.json())).to.deep.equal(['message', 'code']);
+  });
+
   it('rejects malformed JSON with 400 JCT_BAD_JSON', async () => {
     const res = await app.inject({
       method: 'POST',
