@@ -63,3 +63,21 @@ export async function testApp(options: TestAppOptions = {}): Promise<Junction & 
   if (options.start !== false) await app.start({ listen: false });
   return app as Junction & { clock: FakeClock };
 }
+
+/** An access token from the real token endpoint (password grant, the default client). */
+export async function passwordToken(app: Junction, username: string, password: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'password',
+      username,
+      password,
+      client_id: 'junction',
+      client_secret: 'junction',
+    }).toString(),
+  });
+  if (res.statusCode !== 200) throw new Error(`login of ${username} failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { access_token: string }).access_token;
+}

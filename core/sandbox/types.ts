@@ -4,6 +4,7 @@
  * core/sandbox/worker/). Nothing here runs user code on the main thread or in Node's `vm`.
  */
 import type { Logger } from 'pino';
+import type { JunctionConfig } from '../config/schema.js';
 import type { UserRef } from '../services/types.js';
 
 /** One ES module of a package: `path` relative to the package's `code/` folder, e.g. `approval/Checks.js`. */
@@ -83,20 +84,11 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** What `createSandbox` needs: the `sandbox.*` configuration values, the host and a logger. */
-export interface SandboxOptions {
-  /** Worker threads in the pool. */
-  threads: number;
-  /** Heap limit of each isolate (one per package version per worker), in MB (at least 8). */
-  memoryLimitMb: number;
-  /** Wall-clock limit of one call, evaluation or package load, in ms. */
-  timeoutMs: number;
-  /** How deep `ctx.invoke` may nest (a top-level call is depth 0). */
-  maxInvokeDepth: number;
-  /** Limit of one `ctx.http.fetch` (headers and body), in ms. */
-  httpTimeoutMs: number;
-  /** Largest response body `ctx.http.fetch` reads; a larger one aborts the request. */
-  httpMaxBytes: number;
+/**
+ * What `createSandbox` needs: the `sandbox.*` configuration values (documented in
+ * core/config/schema.ts and docs/configuration.md), the host and a logger.
+ */
+export interface SandboxOptions extends Readonly<JunctionConfig['sandbox']> {
   host: SandboxHost;
   logger: Logger;
   /** Most jobs sent to a worker as one task (default: no limit). 1 turns micro-batching off (bench). */

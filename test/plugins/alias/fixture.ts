@@ -14,7 +14,7 @@ import {
   type TrackerPlugin,
   type TrackerOptions,
 } from '../../../plugins/tracker/index.js';
-import { testApp, testConfig, type DeepPartial } from '../../helpers.js';
+import { passwordToken, testApp, testConfig, type DeepPartial } from '../../helpers.js';
 
 /** Users of the alias and tracker tests: an administrator, a sales user, one without groups, a batch user. */
 export const PASSWORDS = {
@@ -112,20 +112,7 @@ export async function aliasApp(options: AliasAppOptions = {}): Promise<AliasTest
 
 /** An access token of a test user, from the real token endpoint. */
 export async function tokenOf(app: Junction, username: TestUser): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/oauth/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'password',
-      username,
-      password: PASSWORDS[username],
-      client_id: 'junction',
-      client_secret: 'junction',
-    }).toString(),
-  });
-  if (res.statusCode !== 200) throw new Error(`login of ${username} failed: ${res.statusCode} ${res.body}`);
-  return (res.json() as { access_token: string }).access_token;
+  return passwordToken(app, username, PASSWORDS[username]);
 }
 
 export function bearer(token: string): Record<string, string> {

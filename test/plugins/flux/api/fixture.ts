@@ -6,7 +6,7 @@ import type { UserEntry } from '../../../../core/config/schema.js';
 import { hashPassword } from '../../../../core/password.js';
 import { createAuthPlugin } from '../../../../plugins/auth/index.js';
 import { createEngineHost, createFluxPlugin } from '../../../../plugins/flux/index.js';
-import { testApp, type TestAppOptions } from '../../../helpers.js';
+import { passwordToken, testApp, type TestAppOptions } from '../../../helpers.js';
 
 /** The package every API test deploys: `orders`, three workflows without code. */
 export const WORKFLOWS: Record<string, string> = {
@@ -69,20 +69,7 @@ async function testUsers(): Promise<UserEntry[]> {
 
 /** An access token of `username` from the real token endpoint. */
 export async function login(app: Junction, username: keyof typeof PASSWORDS): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/oauth/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'password',
-      username,
-      password: PASSWORDS[username],
-      client_id: 'junction',
-      client_secret: 'junction',
-    }).toString(),
-  });
-  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
-  return (res.json() as { access_token: string }).access_token;
+  return passwordToken(app, username, PASSWORDS[username]);
 }
 
 export interface FluxTestOptions extends TestAppOptions {
