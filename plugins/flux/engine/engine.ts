@@ -43,7 +43,9 @@ import type {
   FluxDefinitionView,
   FluxEngine,
   StateContext,
+  WorkflowRef,
 } from './types.js';
+import { satisfiesRule, type AccessCheck } from './access-rule.js';
 import { checkTags, parseSendEventArgs } from './validate.js';
 
 export interface FluxEngineOptions {
@@ -69,6 +71,8 @@ export interface FluxEngineDeps {
   logger: Logger;
   metrics: Registry;
   events: JunctionEvents;
+  /** Whether a sender satisfies a workflow's `access` (broadcasts, triggers); default `satisfiesRule`. */
+  allows?: AccessCheck;
   options?: FluxEngineOptions;
 }
 
@@ -148,6 +152,7 @@ export class FluxEngineImpl implements FluxEngine {
       onBackgroundError: (err, id) =>
         deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
       now: () => deps.clock.now(),
+      allows: deps.allows ?? satisfiesRule,
     });
   }
 
@@ -265,12 +270,19 @@ export class FluxEngineImpl implements FluxEngine {
     return this.changeTags(contextId, tags, (current) => current.filter((t) => !tags.includes(t)));
   }
 
-  async getDefinition(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinitionView> {
+  async getDefinition(
+    ref: WorkflowRef | { fluxName: string } | { contextId: number },
+  ): Promise<FluxDefinitionView> {
     return (await this.definitionOf(ref)).view;
   }
 
+  findWorkflow(fluxName: string): WorkflowRef | undefined {
+    const def = this.definitions.find(fluxName);
+    return def && { packageName: def.packageName, fluxName: def.fluxName };
+  }
+
   async accessOf(
-    ref: { fluxName: string } | { contextId: number },
+    ref: WorkflowRef | { contextId: number },
   ): Promise<{ groups?: string[]; users?: string[] } | undefined> {
     return (await this.definitionOf(ref)).access;
   }
@@ -316,9 +328,12 @@ export class FluxEngineImpl implements FluxEngine {
     });
   }
 
-  private async definitionOf(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinition> {
+  private async definitionOf(
+    ref: WorkflowRef | { fluxName: string } | { contextId: number },
+  ): Promise<FluxDefinition> {
     if ('contextId' in ref && ref.contextId !== undefined) return (await this.read(ref.contextId)).def;
-    const fluxName = (ref as { fluxName: string }).fluxName;
+    const { fluxName, packageName } = ref as { fluxName: string; packageName?: string };
+    if (packageName !== undefined) return this.liveDefinition(packageName, fluxName);
     const def = this.definitions.find(fluxName);
     if (!def) throw new WorkflowNotFoundError(`no workflow ${fluxName} is deployed`);
     return def;

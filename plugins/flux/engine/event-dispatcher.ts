@@ -3,6 +3,10 @@
  * contexts carrying all `tags` (intersection of the tag index), or else to every context waiting
  * for that event name (the `await` index); plus a new context for every live workflow whose
  * `triggers` contain it (not when `contextId` is given). Nothing scans every context.
+ *
+ * A broadcast reaches, and a trigger starts, only workflows whose `access` the sender satisfies
+ * (access-rule.ts); the others are skipped silently. With `contextId` the caller has been judged
+ * against that context's rule already (the API answers 401/403).
  */
 import type { BatchOp } from '../../../core/storage/types.js';
 import type { DefinitionRegistry } from '../definitions/registry.js';
@@ -13,6 +17,7 @@ import type { IdempotencyStore } from '../store/idempotency.js';
 import { IntersectionStream, iterate, UnionStream } from '../store/id-stream.js';
 import { FINISHED, isWaiting, type ContextRecord, type EventRecord } from '../store/record.js';
 import { mapLimit, type KeyedSerializer } from './serializer.js';
+import { mayReach, type AccessCheck } from './access-rule.js';
 import type { Work } from './step-runner.js';
 import type { ContextRef, EventRequest, EventResult, ExecuteRequest } from './types.js';
 import { checkEvent } from './validate.js';
@@ -33,6 +38,14 @@ export interface EventDispatcherDeps {
   ): Promise<ContextRef>;
   onBackgroundError(err: unknown, contextId: number): void;
   now(): number;
+  /** Whether a sender satisfies a workflow's `access` rule. */
+  allows: AccessCheck;
+}
+
+/** Who a broadcast may reach: the sender, and whether it must carry all of some tags. */
+interface Reach {
+  tags: string[] | undefined;
+  user: EventRequest['user'];
 }
 
 interface Idem {
@@ -76,20 +89,20 @@ export class EventDispatcher {
   ): Promise<EventResult> {
     const event: EventRecord = { name: request.event, input: request.input ?? {} };
     const queued: number[] = [];
+    const broadcast: Reach = { tags: request.tags, user: request.user };
     const deliverTo = async (id: number, strict: boolean): Promise<ContextRef | undefined> => {
       const prior = idem?.markers.get(`c/${idKey(id)}`);
       if (prior) {
         idem!.markers.delete(`c/${idKey(id)}`);
         return prior;
       }
+      const reach = strict ? undefined : broadcast;
       if (fromService && this.deps.serializer.busy(id)) {
         queued.push(id);
-        this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem).catch((err: unknown) =>
-          this.deps.onBackgroundError(err, id),
-        );
+        this.deliverOne(id, event, reach, idem).catch((err: unknown) => this.deps.onBackgroundError(err, id));
         return undefined;
       }
-      return this.deliverOne(id, event, strict, strict ? undefined : request.tags, idem);
+      return this.deliverOne(id, event, reach, idem);
     };
 
     if (request.contextId !== undefined) {
@@ -126,6 +139,7 @@ export class EventDispatcher {
     for (const def of this.deps.definitions.triggeredBy(request.event)) {
       const target = `t/${encodeURIComponent(def.packageName)}/${encodeURIComponent(def.fluxName)}`;
       if (idem?.markers.has(target)) continue;
+      if (!mayReach(this.deps.allows, request.user, def.access)) continue;
       const mark = idem ? (r: ContextRecord) => [this.marker(idem, target, r)] : undefined;
       executions.push(
         await this.deps.start(
@@ -147,10 +161,11 @@ export class EventDispatcher {
   private async deliverOne(
     id: number,
     event: EventRecord,
-    strict: boolean,
-    tags: string[] | undefined,
+    /** A broadcast's reach; undefined for the one context named by `contextId`. */
+    reach: Reach | undefined,
     idem: Idem | undefined,
   ): Promise<ContextRef | undefined> {
+    const strict = reach === undefined;
     try {
       return await this.deps.withContext(id, async (work) => {
         const r = work.record;
@@ -159,7 +174,10 @@ export class EventDispatcher {
           return undefined;
         }
         if (!isWaiting(r.status)) return undefined;
-        if (tags && !tags.every((t) => r.tags.includes(t))) return undefined;
+        if (reach) {
+          if (reach.tags && !reach.tags.every((t) => r.tags.includes(t))) return undefined;
+          if (!mayReach(this.deps.allows, reach.user, work.def.access)) return undefined;
+        }
         if (idem) work.extraOps = (rec) => [this.marker(idem, `c/${idKey(id)}`, rec)];
         const delivered = await this.deps.deliver(work, event);
         return delivered ? { contextId: id, state: r.currentState } : undefined;
