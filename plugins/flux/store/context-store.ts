@@ -3,6 +3,11 @@
  * the same atomic batch as the record (`index/<kind>/<value>/<id>`): by fluxName, status, current
  * state, start state, tag, awaited event and next deadline. Ids are zero-padded so keys sort by
  * id and reverse iteration lists newest first; the deadline index sorts by time.
+ *
+ * A save writes the record and only the index keys that changed (a transition between two
+ * waiting states typically changes one: the current state). The last saved form of recently
+ * worked-on contexts stays in a bounded cache (`checkOut`/`forget`), so the next event for such a
+ * context skips the LevelDB read and the JSON parse; writes still go to storage durably first.
  */
 import type { BatchOp, Store } from '../../../core/storage/types.js';
 import { KeyIdStream, type IdStream } from './id-stream.js';
@@ -38,13 +43,21 @@ export function indexKeysOf(r: ContextRecord): string[] {
   return keys;
 }
 
+/** Contexts kept in the cache of recently saved records (least recently used go first). */
+export const DEFAULT_CACHED_CONTEXTS = 10_000;
+
 export class ContextStore {
   readonly contexts: Store;
   readonly index: Store;
   readonly meta: Store;
   private counter = 0;
+  /** Last saved form of recently worked-on contexts, oldest first (a Map keeps insertion order). */
+  private readonly cache = new Map<number, LoadedContext>();
 
-  constructor(root: Store) {
+  constructor(
+    root: Store,
+    private readonly cacheSize = DEFAULT_CACHED_CONTEXTS,
+  ) {
     this.contexts = root.store('contexts');
     this.index = root.store('index');
     this.meta = root.store('meta');
@@ -63,9 +76,34 @@ export class ContextStore {
     return ++this.counter;
   }
 
+  /** The stored context (a fresh object the caller may keep). */
   async load(id: number): Promise<LoadedContext | undefined> {
     const record = await this.contexts.get<ContextRecord>(idKey(id));
     return record ? { record, indexKeys: indexKeysOf(record) } : undefined;
+  }
+
+  /**
+   * The stored context for work on it inside its serializer, from the cache when there. The
+   * caller changes the record in place and must either `save` it or `forget` it: a record left
+   * changed but unsaved would otherwise be served to the next piece of work.
+   */
+  async checkOut(id: number): Promise<LoadedContext | undefined> {
+    const cached = this.cache.get(id);
+    if (cached) {
+      this.cache.delete(id);
+      return cached;
+    }
+    return this.load(id);
+  }
+
+  /** Returns a checked-out context whose record was not changed since it was loaded or saved. */
+  checkIn(loaded: LoadedContext): void {
+    this.remember(loaded);
+  }
+
+  /** Drops a context from the cache (its record may hold changes that were not saved). */
+  forget(id: number): void {
+    this.cache.delete(id);
   }
 
   async loadMany(ids: number[]): Promise<ContextRecord[]> {
@@ -77,25 +115,46 @@ export class ContextStore {
    * The ops that store `record` (new when `previous` is undefined) with its index keys; `save`
    * writes them with `extra` in one durable batch.
    */
-  ops(record: ContextRecord, previous: LoadedContext | undefined): { ops: BatchOp[]; indexKeys: string[] } {
+  ops(
+    record: ContextRecord,
+    previous: LoadedContext | undefined,
+    ops: BatchOp[] = [],
+  ): { ops: BatchOp[]; indexKeys: string[] } {
     const keys = indexKeysOf(record);
-    const old = new Set(previous?.indexKeys ?? []);
-    const now = new Set(keys);
-    const ops: BatchOp[] = [{ type: 'put', key: idKey(record.id), value: record, store: this.contexts }];
-    for (const k of old) if (!now.has(k)) ops.push({ type: 'del', key: k, store: this.index });
-    for (const k of now) if (!old.has(k)) ops.push({ type: 'put', key: k, value: 1, store: this.index });
-    if (!previous) ops.push({ type: 'put', key: 'counter', value: this.counter, store: this.meta });
+    const old = previous?.indexKeys ?? [];
+    ops.push({ type: 'put', key: idKey(record.id), value: record, store: this.contexts });
+    // A handful of keys each: a linear scan beats building sets.
+    for (const k of old) if (!keys.includes(k)) ops.push({ type: 'del', key: k, store: this.index });
+    for (const k of keys)
+      if (!old.includes(k)) ops.push({ type: 'put', key: k, value: '', store: this.index });
+    // No id counter is written: contexts are never deleted, so `open` finds the largest id used
+    // from the newest context key.
     return { ops, indexKeys: keys };
   }
 
+  /** Writes `record` (and `extra`) in one durable batch; then caches it for the next work on it. */
   async save(
     record: ContextRecord,
     previous: LoadedContext | undefined,
-    extra: BatchOp[] = [],
+    extra?: BatchOp[],
   ): Promise<LoadedContext> {
-    const { ops, indexKeys } = this.ops(record, previous);
-    await this.contexts.batch([...ops, ...extra]);
-    return { record, indexKeys };
+    const { ops, indexKeys } = this.ops(record, previous, extra ? [...extra] : []);
+    const saved = { record, indexKeys };
+    try {
+      await this.contexts.batch(ops);
+    } catch (err) {
+      this.cache.delete(record.id);
+      throw err;
+    }
+    this.remember(saved);
+    return saved;
+  }
+
+  private remember(loaded: LoadedContext): void {
+    const id = loaded.record.id;
+    this.cache.delete(id);
+    this.cache.set(id, loaded);
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
   }
 
   /** Ids in one index entry (e.g. status RUNNING), newest first unless `oldestFirst`. */
