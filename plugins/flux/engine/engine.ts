@@ -53,7 +53,7 @@ export interface FluxEngineOptions {
   timezone?: string;
   /** How far ahead timers are held in memory (default 5 minutes). */
   timerHorizonMs?: number;
-  /** Timing wheel resolution (default 10 ms). */
+  /** Timing wheel resolution (default 1 ms). */
   timerTickMs?: number;
   /** Transitions one run may take without waiting before the context fails (default 1000). */
   maxStepsPerRun?: number;
