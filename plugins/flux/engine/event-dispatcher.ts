@@ -1,6 +1,6 @@
 /**
  * Routing of events (SEED-SPEC 4.3, CONTRACT §5): to one context (`contextId`), to the waiting
- * contexts carrying all `tags` (intersection of the tag index), or else to every context waiting
+ * contexts carrying all `tags` (the tag index, then each one's status looked up by key), or else to every context waiting
  * for that event name (the `await` index); plus a new context for every live workflow whose
  * `triggers` contain it (not when `contextId` is given). Nothing scans every context.
  *
@@ -14,7 +14,7 @@ import type { FluxDefinition } from '../definitions/types.js';
 import { ContextFinishedError, ContextNotFoundError } from '../errors.js';
 import { idKey, type ContextStore } from '../store/context-store.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
-import { IntersectionStream, iterate, UnionStream } from '../store/id-stream.js';
+import { IntersectionStream, iterate } from '../store/id-stream.js';
 import { FINISHED, isWaiting, type ContextRecord, type EventRecord } from '../store/record.js';
 import { mapLimit, type KeyedSerializer } from './serializer.js';
 import { mayReach, type AccessCheck } from './access-rule.js';
@@ -113,22 +113,7 @@ export class EventDispatcher {
         : { transitions: [], executions: [], notDelivered: true };
     }
 
-    const candidates: number[] = [];
-    // By tags: the waiting contexts (either waiting status) carrying every tag.
-    const source =
-      request.tags && request.tags.length > 0
-        ? iterate(
-            new IntersectionStream([
-              ...[...new Set(request.tags)].map((t) => this.deps.contexts.stream('tag', t)),
-              new UnionStream([
-                this.deps.contexts.stream('status', 'WAITING'),
-                this.deps.contexts.stream('status', 'WAITING_UNTIL'),
-              ]),
-            ]),
-          )
-        : this.deps.contexts.ids('await', request.event);
-    for await (const id of source) candidates.push(id);
-    candidates.reverse();
+    const candidates = await this.candidates(request);
     const refs = await mapLimit(candidates, this.deps.concurrency, (id) => deliverTo(id, false));
     const transitions = refs.filter((r): r is ContextRef => r !== undefined);
     const executions: ContextRef[] = [];
@@ -156,6 +141,23 @@ export class EventDispatcher {
     }
     transitions.sort((a, b) => a.contextId - b.contextId);
     return { transitions, executions, ...(queued.length > 0 ? { queued } : {}) };
+  }
+
+  /**
+   * The contexts a broadcast is for, oldest first: the waiting ones carrying every tag (the tag
+   * index, then a point lookup of each one's status), or else those waiting for the event.
+   */
+  private async candidates(request: EventRequest): Promise<number[]> {
+    const ids: number[] = [];
+    const tags = request.tags && request.tags.length > 0 ? [...new Set(request.tags)] : undefined;
+    const source = !tags
+      ? this.deps.contexts.ids('await', request.event)
+      : tags.length === 1
+        ? this.deps.contexts.ids('tag', tags[0]!)
+        : iterate(new IntersectionStream(tags.map((t) => this.deps.contexts.stream('tag', t))));
+    for await (const id of source) ids.push(id);
+    ids.reverse();
+    return tags ? this.deps.contexts.waiting(ids) : ids;
   }
 
   private async deliverOne(

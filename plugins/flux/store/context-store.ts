@@ -11,37 +11,27 @@
  */
 import type { BatchOp, Store } from '../../../core/storage/types.js';
 import { KeyIdStream, type IdStream } from './id-stream.js';
-import { isWaiting, type ContextRecord } from './record.js';
+import {
+  deadlineKey,
+  enc,
+  idKey,
+  indexedOf,
+  indexOps,
+  type Indexed,
+  type IndexKind,
+} from './index-entries.js';
+import type { ContextRecord } from './record.js';
 
-export type IndexKind = 'flux' | 'status' | 'state' | 'start' | 'tag' | 'await';
+export { idKey, indexKey, type IndexKind } from './index-entries.js';
 
 export interface LoadedContext {
   record: ContextRecord;
-  /** The index keys currently stored for it (so a save writes only the difference). */
-  indexKeys: string[];
+  /** What is indexed for it as stored (so a save writes only the difference). */
+  indexed: Indexed;
 }
 
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
-export const idKey = (id: number) => pad(id, 16);
-const deadlineKey = (ms: number) => pad(Math.max(0, Math.floor(ms)), 15);
-const enc = (s: string) => encodeURIComponent(s);
-
-export function indexKey(kind: IndexKind, value: string, id: number): string {
-  return `${kind}/${enc(value)}/${idKey(id)}`;
-}
-
-export function indexKeysOf(r: ContextRecord): string[] {
-  const keys = [
-    indexKey('flux', r.fluxName, r.id),
-    indexKey('status', r.status, r.id),
-    indexKey('state', r.currentState, r.id),
-    indexKey('start', r.startState, r.id),
-    ...r.tags.map((t) => indexKey('tag', t, r.id)),
-  ];
-  if (isWaiting(r.status)) keys.push(...r.awaiting.map((e) => indexKey('await', e, r.id)));
-  if (r.status === 'WAITING_UNTIL') keys.push(`next/${deadlineKey(r.nextRun)}/${idKey(r.id)}`);
-  return keys;
-}
+/** Ids whose status keys one `getMany` looks up. */
+const WAITING_LOOKUP_CHUNK = 2048;
 
 /** Contexts kept in the cache of recently saved records (least recently used go first). */
 export const DEFAULT_CACHED_CONTEXTS = 10_000;
@@ -79,7 +69,7 @@ export class ContextStore {
   /** The stored context (a fresh object the caller may keep). */
   async load(id: number): Promise<LoadedContext | undefined> {
     const record = await this.contexts.get<ContextRecord>(idKey(id));
-    return record ? { record, indexKeys: indexKeysOf(record) } : undefined;
+    return record ? { record, indexed: indexedOf(record) } : undefined;
   }
 
   /**
@@ -119,17 +109,13 @@ export class ContextStore {
     record: ContextRecord,
     previous: LoadedContext | undefined,
     ops: BatchOp[] = [],
-  ): { ops: BatchOp[]; indexKeys: string[] } {
-    const keys = indexKeysOf(record);
-    const old = previous?.indexKeys ?? [];
+  ): { ops: BatchOp[]; indexed: Indexed } {
+    const indexed = indexedOf(record);
     ops.push({ type: 'put', key: idKey(record.id), value: record, store: this.contexts });
-    // A handful of keys each: a linear scan beats building sets.
-    for (const k of old) if (!keys.includes(k)) ops.push({ type: 'del', key: k, store: this.index });
-    for (const k of keys)
-      if (!old.includes(k)) ops.push({ type: 'put', key: k, value: '', store: this.index });
+    indexOps(ops, this.index, record.id, previous?.indexed, indexed);
     // No id counter is written: contexts are never deleted, so `open` finds the largest id used
     // from the newest context key.
-    return { ops, indexKeys: keys };
+    return { ops, indexed };
   }
 
   /** Writes `record` (and `extra`) in one durable batch; then caches it for the next work on it. */
@@ -138,8 +124,8 @@ export class ContextStore {
     previous: LoadedContext | undefined,
     extra?: BatchOp[],
   ): Promise<LoadedContext> {
-    const { ops, indexKeys } = this.ops(record, previous, extra ? [...extra] : []);
-    const saved = { record, indexKeys };
+    const { ops, indexed } = this.ops(record, previous, extra ? [...extra] : []);
+    const saved = { record, indexed };
     try {
       await this.contexts.batch(ops);
     } catch (err) {
@@ -163,6 +149,24 @@ export class ContextStore {
     for await (const k of this.index.keys({ gte: prefix, lt: `${prefix}\uffff`, reverse: !oldestFirst })) {
       yield Number(k.slice(prefix.length));
     }
+  }
+
+  /**
+   * Those of `ids` that are waiting (WAITING or WAITING_UNTIL), in the same order: point lookups
+   * of their status keys, so the cost follows `ids` and not the number of waiting contexts.
+   */
+  async waiting(ids: number[]): Promise<number[]> {
+    const out: number[] = [];
+    for (let from = 0; from < ids.length; from += WAITING_LOOKUP_CHUNK) {
+      const chunk = ids.slice(from, from + WAITING_LOOKUP_CHUNK);
+      const keys: string[] = [];
+      for (const id of chunk) keys.push(`status/WAITING/${idKey(id)}`, `status/WAITING_UNTIL/${idKey(id)}`);
+      const found = await this.index.getMany(keys);
+      chunk.forEach((id, i) => {
+        if (found[2 * i] !== undefined || found[2 * i + 1] !== undefined) out.push(id);
+      });
+    }
+    return out;
   }
 
   /** A seekable stream of the ids in one index entry, newest first. */
