@@ -245,13 +245,17 @@ export class FluxEngineImpl implements FluxEngine {
 
   async getContext(contextId: number): Promise<FluxContextView | undefined> {
     const loaded = await this.contexts.load(contextId);
-    return loaded && contextView(loaded.record);
+    if (!loaded) return undefined;
+    const sealed = await this.contexts.sealedHistory([loaded.record]);
+    return contextView(loaded.record, sealed.get(contextId));
   }
 
   async listContexts(filter: ContextFilter): Promise<FluxContextView[]> {
     const limit = Math.min(1000, Math.max(1, Math.floor(filter.limit)));
     const page = Math.max(0, Math.floor(filter.page));
-    return (await listContexts(this.contexts, { ...filter, limit, page })).map(contextView);
+    const records = await listContexts(this.contexts, { ...filter, limit, page });
+    const sealed = await this.contexts.sealedHistory(records);
+    return records.map((r) => contextView(r, sealed.get(r.id)));
   }
 
   async getStateContext(contextId: number, stateName: string): Promise<StateContext> {

@@ -15,7 +15,6 @@ import { EXCEPTION_EVENT, type FluxDefinition, type StateSpec } from '../definit
 import type { ContextStore, LoadedContext } from '../store/context-store.js';
 import {
   FINISHED,
-  HISTORY_KEPT,
   stateRecord,
   TRANSITIONS_KEPT,
   type ContextRecord,
@@ -299,9 +298,8 @@ export class StepRunner {
     r.nextTransition = -1;
     r.awaiting = [];
     work.dirty = true;
+    // Bounded by the store, which seals full chunks of it on save (store/history.ts).
     r.executionHistory.push({ fluxName: r.fluxName, stateName: to, stateIndex: target.index });
-    if (r.executionHistory.length > HISTORY_KEPT)
-      r.executionHistory.splice(0, r.executionHistory.length - HISTORY_KEPT);
     stateRecord(r, to);
     this.deps.metrics.transitions.inc();
     const payload = { contextId: r.id, fluxName: r.fluxName, from, to };

@@ -10,6 +10,8 @@
  * context skips the LevelDB read and the JSON parse; writes still go to storage durably first.
  */
 import type { BatchOp, Store } from '../../../core/storage/types.js';
+import type { HistoryEntry } from '../engine/types.js';
+import { sealedHistory, sealHistory } from './history.js';
 import { KeyIdStream, type IdStream } from './id-stream.js';
 import {
   deadlineKey,
@@ -40,6 +42,7 @@ export class ContextStore {
   readonly contexts: Store;
   readonly index: Store;
   readonly meta: Store;
+  readonly history: Store;
   private counter = 0;
   /** Last saved form of recently worked-on contexts, oldest first (a Map keeps insertion order). */
   private readonly cache = new Map<number, LoadedContext>();
@@ -51,6 +54,7 @@ export class ContextStore {
     this.contexts = root.store('contexts');
     this.index = root.store('index');
     this.meta = root.store('meta');
+    this.history = root.store('history');
   }
 
   /** Loads the id counter: the larger of the stored counter and the newest context key. */
@@ -111,6 +115,7 @@ export class ContextStore {
     ops: BatchOp[] = [],
   ): { ops: BatchOp[]; indexed: Indexed } {
     const indexed = indexedOf(record);
+    sealHistory(record, ops, this.history);
     ops.push({ type: 'put', key: idKey(record.id), value: record, store: this.contexts });
     indexOps(ops, this.index, record.id, previous?.indexed, indexed);
     // No id counter is written: contexts are never deleted, so `open` finds the largest id used
@@ -141,6 +146,11 @@ export class ContextStore {
     this.cache.delete(id);
     this.cache.set(id, loaded);
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  /** The sealed execution history of each of `records`, by id (store/history.ts). */
+  sealedHistory(records: ContextRecord[]): Promise<Map<number, HistoryEntry[]>> {
+    return sealedHistory(this.history, records);
   }
 
   /** Ids in one index entry (e.g. status RUNNING), newest first unless `oldestFirst`. */
