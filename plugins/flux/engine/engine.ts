@@ -61,6 +61,8 @@ export interface FluxEngineOptions {
   concurrency?: number;
   /** How long idempotency keys are remembered (default 24 hours; swept hourly). */
   idempotencyTtlMs?: number;
+  /** Records of recently worked-on contexts kept in memory (default 10,000; 0: none). */
+  cachedContexts?: number;
 }
 
 export interface FluxEngineDeps {
@@ -98,7 +100,7 @@ export class FluxEngineImpl implements FluxEngine {
     const o = deps.options ?? {};
     this.concurrency = o.concurrency ?? 32;
     this.definitions = new DefinitionRegistry(deps.store.store('definitions'));
-    this.contexts = new ContextStore(deps.store);
+    this.contexts = new ContextStore(deps.store, o.cachedContexts);
     this.idempotency = new IdempotencyStore(deps.store.store('idempotency'));
     this.dueTimers = new DueTimers(
       this.concurrency,

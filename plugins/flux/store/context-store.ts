@@ -51,6 +51,9 @@ export class ContextStore {
     root: Store,
     private readonly cacheSize = DEFAULT_CACHED_CONTEXTS,
   ) {
+    if (!Number.isInteger(cacheSize) || cacheSize < 0) {
+      throw new Error(`cachedContexts must be a non-negative integer (got ${cacheSize})`);
+    }
     this.contexts = root.store('contexts');
     this.index = root.store('index');
     this.meta = root.store('meta');

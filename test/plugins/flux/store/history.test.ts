@@ -13,7 +13,7 @@ states:
       - { event: next, to: ping }
 `;
 
-describe('flux store: execution history in sealed chunks', () => {
+describe('flux store: long-lived contexts (sealed history chunks, no sandbox for plain transitions)', () => {
   let h: Harness;
   beforeEach(async () => {
     h = await harness();
@@ -41,6 +41,13 @@ describe('flux store: execution history in sealed chunks', () => {
     expect(ctx.executionHistory[1]).to.deep.equal({ fluxName: 'PingPong', stateName: 'pong', stateIndex: 1 });
     const [listed] = await h.engine.listContexts({ limit: 1, page: 0 });
     expect(listed!.executionHistory).to.deep.equal(ctx.executionHistory);
+  });
+
+  it('takes transitions without action or condition without a single sandbox call', async () => {
+    const before = h.services.evaluations;
+    const id = await run(10);
+    expect((await h.engine.getContext(id))!.currentState).to.equal('ping');
+    expect(h.services.evaluations).to.equal(before);
   });
 
   it('keeps the last HISTORY_KEPT steps and deletes older chunks', async () => {
