@@ -36,15 +36,14 @@ export class ContextWork {
       const loaded = await contexts.checkOut(contextId);
       if (!loaded) throw new ContextNotFoundError(`no context ${contextId}`);
       const r = loaded.record;
-      let work: Work | undefined;
       try {
         const def = await this.deps.definitions.version(r.packageName, r.fluxName, r.definitionVersion);
-        work = { stored: loaded, record: r, def, emits: [], dirty: false };
+        const work: Work = { stored: loaded, record: r, def, emits: [], dirty: false };
         if (r.status === 'RUNNING') await this.deps.runner.run(work);
         const result = await fn(work);
         // The record is cached again only as it was last saved: unsaved changes are dropped.
         if (work.dirty) contexts.forget(contextId);
-        else if (work.stored && work.stored.record === r) contexts.checkIn(work.stored);
+        else if (work.stored) contexts.checkIn(work.stored);
         return result;
       } catch (err) {
         contexts.forget(contextId);
