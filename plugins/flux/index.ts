@@ -1,7 +1,7 @@
 import type { JunctionApp, JunctionPlugin } from '../../core/plugins/types.js';
 import { PluginError } from '../../core/errors.js';
 import { AUTH_VERIFIER, type BearerVerifier } from '../auth/types.js';
-import { FluxAccess, registerFluxApi, type WorkflowLookup } from './api/index.js';
+import { FluxAccess, registerFluxApi } from './api/index.js';
 import type { FluxEngineOptions } from './engine/engine.js';
 import { createFluxEngine } from './engine/host.js';
 import type { FluxEngine } from './engine/types.js';
@@ -13,8 +13,6 @@ export interface FluxEngineHost {
   start(): Promise<void>;
   /** Stops timers and waits for steps in flight. */
   stop(): Promise<void>;
-  /** A package's live workflow (the access checks of execute and broadcast events). */
-  workflow: WorkflowLookup;
 }
 
 /**
@@ -47,7 +45,7 @@ export function createFluxPlugin(factory: FluxEngineFactory): JunctionPlugin {
       const engineHost = await factory(junction);
       host = engineHost;
       const access = new FluxAccess(junction.config.flux['require-auth'], () => verifier);
-      registerFluxApi(junction, engineHost.engine, access, engineHost.workflow);
+      registerFluxApi(junction, engineHost.engine, access);
     },
     async start() {
       if (!app || !host) throw new PluginError('the flux plugin was not registered');
@@ -78,11 +76,7 @@ const ENGINE_CONCURRENCY = 256;
 /** The engine of this build, on the `flux` store of the app's storage (`options`: benchmarks). */
 export function createEngineHost(app: JunctionApp, options: FluxEngineOptions = {}): FluxEngineHost {
   const handle = createFluxEngine(app, { concurrency: ENGINE_CONCURRENCY, ...options });
-  const workflow: WorkflowLookup = (packageName, fluxName) => {
-    const live = handle.engine.definitions.get(packageName, fluxName);
-    return live && { ...(live.access ? { access: live.access } : {}), definition: live.view };
-  };
-  return { engine: handle.engine, start: handle.start, stop: handle.stop, workflow };
+  return { engine: handle.engine, start: handle.start, stop: handle.stop };
 }
 
 export default createFluxPlugin(createEngineHost);

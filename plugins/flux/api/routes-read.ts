@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { fromWireError, JunctionError, NotFoundError, ValidationError } from '../../../core/errors.js';
 import type { JunctionApp } from '../../../core/plugins/types.js';
 import type { UserRef } from '../../../core/services/types.js';
-import type { ContextFilter, FluxContextView, FluxEngine, FluxStatus } from '../engine/types.js';
+import type { ContextFilter, FluxContextView, FluxEngine, FluxStatus, WorkflowRef } from '../engine/types.js';
+import { WorkflowNotFoundError } from '../errors.js';
 import type { AccessRule } from '../../auth/types.js';
 import type { FluxAccess } from './access.js';
 import { splitTags } from './params.js';
@@ -112,9 +113,9 @@ export function registerReadRoutes(app: JunctionApp, engine: FluxEngine, access:
     },
     handler: async (request: FastifyRequest) => {
       const { fluxName, contextId } = request.query as { fluxName?: string; contextId?: number };
-      let ref: { contextId: number } | { fluxName: string };
+      let ref: { contextId: number } | WorkflowRef;
       if (contextId !== undefined) ref = { contextId };
-      else if (fluxName !== undefined) ref = { fluxName };
+      else if (fluxName !== undefined) ref = workflowNamed(engine, fluxName);
       else throw new ValidationError('querystring parameter "fluxName" or "contextId" is required');
       await access.authorize(request, () => engine.accessOf(ref));
       return engine.getDefinition(ref);
@@ -136,6 +137,13 @@ async function readable(
     contexts.map((c) => engine.accessOf({ contextId: c.id }).catch((): AccessRule => ({ users: [] }))),
   );
   return contexts.filter((_c, i) => access.allows(user, rules[i]));
+}
+
+/** The live workflow `GET /flux-api/definition?fluxName=` shows (404 when none is deployed). */
+function workflowNamed(engine: FluxEngine, fluxName: string): WorkflowRef {
+  const ref = engine.findWorkflow(fluxName);
+  if (!ref) throw new WorkflowNotFoundError(`no workflow ${fluxName} is deployed`);
+  return ref;
 }
 
 /** The engine's 404 for an unknown context, rebuilt by its stable code. */

@@ -2,8 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import type { JunctionApp } from '../../../core/plugins/types.js';
 import type { EventResult, FluxEngine } from '../engine/types.js';
 import type { FluxAccess } from './access.js';
-import { BroadcastGuard } from './broadcast-guard.js';
-import type { WorkflowLookup } from './index.js';
 import { idempotencyKey, splitTags } from './params.js';
 import {
   contextIdParam,
@@ -35,13 +33,7 @@ interface EventBody {
  * The routes that change contexts: execute, terminate, event. Each answers only after the engine
  * resolved, and the engine resolves only once the change is durable.
  */
-export function registerRunRoutes(
-  app: JunctionApp,
-  engine: FluxEngine,
-  access: FluxAccess,
-  workflow: WorkflowLookup,
-): void {
-  const broadcasts = new BroadcastGuard(workflow, app.services, access);
+export function registerRunRoutes(app: JunctionApp, engine: FluxEngine, access: FluxAccess): void {
   app.route({
     method: 'POST',
     url: '/flux-api/:package/execute',
@@ -61,9 +53,11 @@ export function registerRunRoutes(
     handler: async (request: FastifyRequest) => {
       const body = request.body as ExecuteBody;
       const { package: packageName } = request.params as { package: string };
-      // The rule of this package's workflow. When it has none, `execute` answers the 404; no
-      // deploy can slip in between, as nothing here waits for I/O before `execute` looks it up.
-      const user = await access.authorize(request, async () => workflow(packageName, body.fluxName)?.access);
+      // The rule of this package's workflow (404 when there is none), not of another package's
+      // workflow of the same name.
+      const user = await access.authorize(request, () =>
+        engine.accessOf({ packageName, fluxName: body.fluxName }),
+      );
       const tags = splitTags(body.tags);
       const started = await engine.execute({
         packageName,
@@ -117,14 +111,12 @@ export function registerRunRoutes(
     handler: async (request: FastifyRequest) => {
       const { contextId } = request.query as { contextId?: number };
       const body = request.body as EventBody;
-      // One context: its workflow's access rule. A broadcast: every workflow it may reach.
-      let user;
-      if (contextId === undefined) {
-        user = await access.caller(request);
-        await broadcasts.check(body.event, user);
-      } else {
-        user = await access.authorize(request, () => engine.accessOf({ contextId }));
-      }
+      // One context: its workflow's access rule. A broadcast: the engine reaches only workflows
+      // whose rule the caller satisfies, and skips the others.
+      const user =
+        contextId === undefined
+          ? await access.caller(request)
+          : await access.authorize(request, () => engine.accessOf({ contextId }));
       const tags = splitTags(body.tags);
       const result = await engine.sendEvent({
         event: body.event,

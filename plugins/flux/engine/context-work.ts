@@ -32,13 +32,23 @@ export class ContextWork {
    */
   withContext<T>(contextId: number, fn: (work: Work) => Promise<T>): Promise<T> {
     return this.deps.serializer.run(contextId, async () => {
-      const loaded = await this.deps.contexts.load(contextId);
+      const { contexts } = this.deps;
+      const loaded = await contexts.checkOut(contextId);
       if (!loaded) throw new ContextNotFoundError(`no context ${contextId}`);
       const r = loaded.record;
-      const def = await this.deps.definitions.version(r.packageName, r.fluxName, r.definitionVersion);
-      const work: Work = { stored: loaded, record: r, def, emits: [], dirty: false };
-      if (r.status === 'RUNNING') await this.deps.runner.run(work);
-      return fn(work);
+      try {
+        const def = await this.deps.definitions.version(r.packageName, r.fluxName, r.definitionVersion);
+        const work: Work = { stored: loaded, record: r, def, emits: [], dirty: false };
+        if (r.status === 'RUNNING') await this.deps.runner.run(work);
+        const result = await fn(work);
+        // The record is cached again only as it was last saved: unsaved changes are dropped.
+        if (work.dirty) contexts.forget(contextId);
+        else if (work.stored) contexts.checkIn(work.stored);
+        return result;
+      } catch (err) {
+        contexts.forget(contextId);
+        throw err;
+      }
     });
   }
 
@@ -67,7 +77,13 @@ export class ContextWork {
       emits: [() => this.deps.onStarted(payload)],
     };
     return this.deps.serializer.run(id, async () => {
-      await this.deps.runner.run(work);
+      try {
+        await this.deps.runner.run(work);
+      } catch (err) {
+        this.deps.contexts.forget(id);
+        throw err;
+      }
+      if (work.dirty) this.deps.contexts.forget(id);
       return { contextId: id, state: record.currentState };
     });
   }

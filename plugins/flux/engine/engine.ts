@@ -43,7 +43,9 @@ import type {
   FluxDefinitionView,
   FluxEngine,
   StateContext,
+  WorkflowRef,
 } from './types.js';
+import { satisfiesRule, type AccessCheck } from './access-rule.js';
 import { checkTags, parseSendEventArgs } from './validate.js';
 
 export interface FluxEngineOptions {
@@ -51,7 +53,7 @@ export interface FluxEngineOptions {
   timezone?: string;
   /** How far ahead timers are held in memory (default 5 minutes). */
   timerHorizonMs?: number;
-  /** Timing wheel resolution (default 10 ms). */
+  /** Timing wheel resolution (default 1 ms). */
   timerTickMs?: number;
   /** Transitions one run may take without waiting before the context fails (default 1000). */
   maxStepsPerRun?: number;
@@ -59,6 +61,8 @@ export interface FluxEngineOptions {
   concurrency?: number;
   /** How long idempotency keys are remembered (default 24 hours; swept hourly). */
   idempotencyTtlMs?: number;
+  /** Records of recently worked-on contexts kept in memory (default 10,000; 0: none). */
+  cachedContexts?: number;
 }
 
 export interface FluxEngineDeps {
@@ -69,6 +73,8 @@ export interface FluxEngineDeps {
   logger: Logger;
   metrics: Registry;
   events: JunctionEvents;
+  /** Whether a sender satisfies a workflow's `access` (broadcasts, triggers); default `satisfiesRule`. */
+  allows?: AccessCheck;
   options?: FluxEngineOptions;
 }
 
@@ -94,7 +100,7 @@ export class FluxEngineImpl implements FluxEngine {
     const o = deps.options ?? {};
     this.concurrency = o.concurrency ?? 32;
     this.definitions = new DefinitionRegistry(deps.store.store('definitions'));
-    this.contexts = new ContextStore(deps.store);
+    this.contexts = new ContextStore(deps.store, o.cachedContexts);
     this.idempotency = new IdempotencyStore(deps.store.store('idempotency'));
     this.dueTimers = new DueTimers(
       this.concurrency,
@@ -148,6 +154,7 @@ export class FluxEngineImpl implements FluxEngine {
       onBackgroundError: (err, id) =>
         deps.logger.error({ err, contextId: id }, 'a queued workflow event failed'),
       now: () => deps.clock.now(),
+      allows: deps.allows ?? satisfiesRule,
     });
   }
 
@@ -240,13 +247,17 @@ export class FluxEngineImpl implements FluxEngine {
 
   async getContext(contextId: number): Promise<FluxContextView | undefined> {
     const loaded = await this.contexts.load(contextId);
-    return loaded && contextView(loaded.record);
+    if (!loaded) return undefined;
+    const sealed = await this.contexts.sealedHistory([loaded.record]);
+    return contextView(loaded.record, sealed.get(contextId));
   }
 
   async listContexts(filter: ContextFilter): Promise<FluxContextView[]> {
     const limit = Math.min(1000, Math.max(1, Math.floor(filter.limit)));
     const page = Math.max(0, Math.floor(filter.page));
-    return (await listContexts(this.contexts, { ...filter, limit, page })).map(contextView);
+    const records = await listContexts(this.contexts, { ...filter, limit, page });
+    const sealed = await this.contexts.sealedHistory(records);
+    return records.map((r) => contextView(r, sealed.get(r.id)));
   }
 
   async getStateContext(contextId: number, stateName: string): Promise<StateContext> {
@@ -265,12 +276,19 @@ export class FluxEngineImpl implements FluxEngine {
     return this.changeTags(contextId, tags, (current) => current.filter((t) => !tags.includes(t)));
   }
 
-  async getDefinition(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinitionView> {
+  async getDefinition(
+    ref: WorkflowRef | { fluxName: string } | { contextId: number },
+  ): Promise<FluxDefinitionView> {
     return (await this.definitionOf(ref)).view;
   }
 
+  findWorkflow(fluxName: string): WorkflowRef | undefined {
+    const def = this.definitions.find(fluxName);
+    return def && { packageName: def.packageName, fluxName: def.fluxName };
+  }
+
   async accessOf(
-    ref: { fluxName: string } | { contextId: number },
+    ref: WorkflowRef | { contextId: number },
   ): Promise<{ groups?: string[]; users?: string[] } | undefined> {
     return (await this.definitionOf(ref)).access;
   }
@@ -316,9 +334,12 @@ export class FluxEngineImpl implements FluxEngine {
     });
   }
 
-  private async definitionOf(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinition> {
+  private async definitionOf(
+    ref: WorkflowRef | { fluxName: string } | { contextId: number },
+  ): Promise<FluxDefinition> {
     if ('contextId' in ref && ref.contextId !== undefined) return (await this.read(ref.contextId)).def;
-    const fluxName = (ref as { fluxName: string }).fluxName;
+    const { fluxName, packageName } = ref as { fluxName: string; packageName?: string };
+    if (packageName !== undefined) return this.liveDefinition(packageName, fluxName);
     const def = this.definitions.find(fluxName);
     if (!def) throw new WorkflowNotFoundError(`no workflow ${fluxName} is deployed`);
     return def;

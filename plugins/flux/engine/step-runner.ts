@@ -11,11 +11,10 @@ import type { Clock } from '../../../core/clock.js';
 import type { JunctionEvents } from '../../../core/events.js';
 import type { ServiceRegistry } from '../../../core/services/types.js';
 import type { BatchOp } from '../../../core/storage/types.js';
-import { ELSE_EVENT, EXCEPTION_EVENT, type FluxDefinition, type StateSpec } from '../definitions/types.js';
+import { EXCEPTION_EVENT, type FluxDefinition, type StateSpec } from '../definitions/types.js';
 import type { ContextStore, LoadedContext } from '../store/context-store.js';
 import {
   FINISHED,
-  HISTORY_KEPT,
   stateRecord,
   TRANSITIONS_KEPT,
   type ContextRecord,
@@ -24,6 +23,9 @@ import {
 import { actionInput } from './action-input.js';
 import { earliestDeadline, StepError } from './deadlines.js';
 import type { FluxMetrics } from './metrics.js';
+import { planOf } from './state-plan.js';
+
+const NO_VALUES: unknown[] = [];
 
 /** A context being worked on, inside its serializer. */
 export interface Work {
@@ -101,35 +103,47 @@ export class StepRunner {
    */
   async deliver(work: Work, event: EventRecord): Promise<boolean> {
     const state = this.state(work);
-    const vars = { ...work.record.vars, ...event.input };
+    const plan = planOf(state);
+    const candidates = plan.byEvent.get(event.name);
+    // The event's input merges into vars; an empty input leaves them as they are.
+    const vars = isEmpty(event.input) ? work.record.vars : { ...work.record.vars, ...event.input };
     let target: string | undefined;
-    try {
-      const candidates = state.transitions.filter((t) => t.kind === 'event' && t.event === event.name);
-      const conditions = candidates.map((t) => ('condition' in t ? t.condition : undefined));
-      const results = await this.evaluate(
-        work,
-        conditions.filter((c): c is string => c !== undefined),
-        { vars, event, output: null },
-      );
-      let i = 0;
-      for (const [n, t] of candidates.entries()) {
-        const holds = conditions[n] === undefined ? true : Boolean(results[i++]);
-        if (holds && target === undefined) target = t.to;
+    if (candidates) {
+      try {
+        target = await this.firstHolding(work, candidates, { vars, event, output: null });
+      } catch (err) {
+        if (isWriteFailure(err)) throw err;
+        // A condition that throws is the waiting state's exception.
+        if (!this.exception(work, state, err)) await this.persist(work);
+        else await this.run(work);
+        return true;
       }
-    } catch (err) {
-      if (isWriteFailure(err)) throw err;
-      // A condition that throws is the waiting state's exception.
-      if (!this.exception(work, state, err)) await this.persist(work);
-      else await this.run(work);
-      return true;
     }
-    target ??= state.transitions.find((t) => t.kind === 'event' && t.event === ELSE_EVENT)?.to;
+    target ??= plan.elseTo;
     if (target === undefined) return false;
     work.record.vars = vars;
     work.record.event = event;
     this.move(work, target, 'event', event.name);
     await this.run(work);
     return true;
+  }
+
+  /** The target of the first of `candidates` whose condition holds (none: no sandbox call). */
+  private async firstHolding(
+    work: Work,
+    candidates: { to: string; condition?: string }[],
+    scope: Record<string, unknown>,
+  ): Promise<string | undefined> {
+    const first = candidates[0]!;
+    if (first.condition === undefined) return first.to;
+    const conditions: string[] = [];
+    for (const t of candidates) if (t.condition !== undefined) conditions.push(t.condition);
+    const results = await this.evaluate(work, conditions, scope);
+    let i = 0;
+    for (const t of candidates) {
+      if (t.condition === undefined || results[i++]) return t.to;
+    }
+    return undefined;
   }
 
   /** Takes the time transition due at `deadline`; false when the context no longer waits for it. */
@@ -203,33 +217,35 @@ export class StepRunner {
   /** The next state by an immediate transition, or 'rest' once the context is written at rest. */
   private async choose(work: Work, state: StateSpec, output: unknown): Promise<string | 'rest'> {
     const r = work.record;
-    const now = this.deps.clock.now();
-    const immediates = state.transitions.filter((t) => t.kind === 'immediate');
-    const conditions = immediates.map((t) => t.condition).filter((c): c is string => c !== undefined);
-    const ats = state.transitions.filter((t) => t.kind === 'at');
-    const results = await this.evaluate(work, [...conditions, ...ats.map((t) => t.expression)], {
-      vars: r.vars,
-      event: r.event,
-      output,
-    });
+    const plan = planOf(state);
+    const results =
+      plan.expressions.length === 0
+        ? NO_VALUES
+        : await this.evaluate(work, plan.expressions, { vars: r.vars, event: r.event, output });
     let i = 0;
-    for (const t of immediates) {
+    for (const t of plan.immediates) {
       if (t.condition === undefined || results[i++]) return t.to;
     }
-    const atValues = results.slice(conditions.length);
-    const waits = state.transitions.filter((t) => t.kind !== 'immediate' && t.kind !== 'event');
-    const events = state.transitions.filter((t) => t.kind === 'event' && t.event !== EXCEPTION_EVENT);
-    if (immediates.length === 0 && waits.length === 0 && events.length === 0) {
+    if (plan.final) {
       this.finish(work, 'DONE');
     } else {
-      const { nextRun, nextTransition } = earliestDeadline(state, now, atValues, this.deps.timezone);
+      let nextRun = 0;
+      let nextTransition = -1;
+      if (plan.timed) {
+        const atValues = plan.conditionCount === 0 ? results : results.slice(plan.conditionCount);
+        ({ nextRun, nextTransition } = earliestDeadline(
+          state,
+          this.deps.clock.now(),
+          atValues,
+          this.deps.timezone,
+        ));
+      }
       r.status = nextTransition < 0 ? 'WAITING' : 'WAITING_UNTIL';
       r.nextRun = nextTransition < 0 ? 0 : nextRun;
       r.nextTransition = nextTransition;
+      // Shared with the plan: records only ever replace `awaiting`, never change it in place.
+      r.awaiting = plan.awaiting as string[];
       work.dirty = true;
-      r.awaiting = [...new Set(events.map((t) => (t.kind === 'event' ? t.event : '')))].filter(
-        (e) => e !== ELSE_EVENT,
-      );
     }
     await this.persist(work);
     return 'rest';
@@ -249,7 +265,7 @@ export class StepRunner {
           : typeof e?.code === 'string'
             ? e.code
             : (name ?? 'Error');
-    const handler = state.transitions.find((t) => t.kind === 'event' && t.event === EXCEPTION_EVENT);
+    const handler = planOf(state).exception;
     if (!handler || type === 'FluxLoopError') {
       this.finish(work, 'FAILED', { message, type });
       return false;
@@ -282,9 +298,8 @@ export class StepRunner {
     r.nextTransition = -1;
     r.awaiting = [];
     work.dirty = true;
+    // Bounded by the store, which seals full chunks of it on save (store/history.ts).
     r.executionHistory.push({ fluxName: r.fluxName, stateName: to, stateIndex: target.index });
-    if (r.executionHistory.length > HISTORY_KEPT)
-      r.executionHistory.splice(0, r.executionHistory.length - HISTORY_KEPT);
     stateRecord(r, to);
     this.deps.metrics.transitions.inc();
     const payload = { contextId: r.id, fluxName: r.fluxName, from, to };
@@ -311,12 +326,14 @@ export class StepRunner {
     });
   }
 
-  private async evaluate(
-    work: Work,
-    expressions: string[],
-    scope: Record<string, unknown>,
-  ): Promise<unknown[]> {
-    if (expressions.length === 0) return [];
+  private evaluate(work: Work, expressions: string[], scope: Record<string, unknown>): Promise<unknown[]> {
+    // Nothing to evaluate never reaches the sandbox.
+    if (expressions.length === 0) return Promise.resolve(NO_VALUES);
     return this.deps.services.evaluate(work.record.packageName, expressions, scope);
   }
+}
+
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const key in o) if (Object.hasOwn(o, key)) return false;
+  return true;
 }

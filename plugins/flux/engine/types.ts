@@ -58,6 +58,12 @@ export interface FluxDefinitionView {
   states: Record<string, unknown>[];
 }
 
+/** A live workflow of one package (two packages may have workflows of the same name). */
+export interface WorkflowRef {
+  packageName: string;
+  fluxName: string;
+}
+
 export interface ContextRef {
   contextId: number;
   state: string;
@@ -104,6 +110,10 @@ export interface EventRequest {
   input?: Record<string, unknown>;
   tags?: string[];
   contextId?: number;
+  /**
+   * The sender (undefined: anonymous). Without `contextId`, the event reaches (and its triggers
+   * start) only workflows whose `access` this user satisfies; the others are skipped silently.
+   */
   user?: UserRef;
   idempotencyKey?: string;
 }
@@ -122,10 +132,15 @@ export interface FluxEngine {
   getStateContext(contextId: number, stateName: string): Promise<StateContext>;
   addTags(contextId: number, tags: string[]): Promise<void>;
   removeTags(contextId: number, tags: string[]): Promise<void>;
-  /** The live definition of a workflow, or of the version a context runs on. */
-  getDefinition(ref: { fluxName: string } | { contextId: number }): Promise<FluxDefinitionView>;
-  /** The `access` rule of a workflow (live), or of a context's workflow; undefined when open. */
+  /**
+   * The live definition of a workflow (by name alone: the first package, by name, having it), or
+   * of the version a context runs on.
+   */
+  getDefinition(ref: WorkflowRef | { fluxName: string } | { contextId: number }): Promise<FluxDefinitionView>;
+  /** The live workflow a lookup by name alone finds (the first package, by name, having it). */
+  findWorkflow(fluxName: string): WorkflowRef | undefined;
+  /** The `access` rule of a live workflow, or of a context's workflow; undefined when open. */
   accessOf(
-    ref: { fluxName: string } | { contextId: number },
+    ref: WorkflowRef | { contextId: number },
   ): Promise<{ groups?: string[]; users?: string[] } | undefined>;
 }

@@ -59,7 +59,13 @@ export interface ContextRecord {
   event: EventRecord | null;
   user: UserRef;
   stateContexts: StateRecord[];
+  /**
+   * The newest steps, oldest first; older ones are sealed into chunks of their own
+   * (store/history.ts) once there are HISTORY_CHUNK of them.
+   */
   executionHistory: HistoryEntry[];
+  /** How many steps were sealed into history chunks (a multiple of HISTORY_CHUNK; absent: 0). */
+  historySealed?: number;
   error?: { message: string; type: string };
   createdAt: number;
   updatedAt: number;
@@ -146,7 +152,9 @@ export function stateContextView(record: ContextRecord, stateName: string): Stat
   };
 }
 
-export function contextView(record: ContextRecord): FluxContextView {
+/** The SEED-SPEC 2.3 view; `sealed`: the context's sealed history (store/history.ts). */
+export function contextView(record: ContextRecord, sealed: HistoryEntry[] = []): FluxContextView {
+  const history = [...sealed, ...record.executionHistory].slice(-HISTORY_KEPT);
   return {
     fluxName: record.fluxName,
     id: record.id,
@@ -161,7 +169,7 @@ export function contextView(record: ContextRecord): FluxContextView {
     output: descriptor(`${record.fluxName}.output`, record.status === 'DONE' ? record.vars : undefined),
     tags: [...record.tags],
     stateContexts: record.stateContexts.map((s) => stateContextView(record, s.name)),
-    executionHistory: record.executionHistory.map((h) => ({ ...h })),
+    executionHistory: history.map((h) => ({ ...h })),
     vars: record.vars,
     packageName: record.packageName,
     ...(record.error ? { error: { ...record.error } } : {}),

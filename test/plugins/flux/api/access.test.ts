@@ -59,27 +59,6 @@ describe('plugins/flux/api: access', () => {
       expect(await ids(bearer(tokens.sam))).to.deep.equal([open]);
       expect(await ids(bearer(tokens.fiona))).to.deep.equal([open, payroll]);
     });
-
-    it('refuses a broadcast that may reach it to a caller it does not allow', async () => {
-      const pay = (headers: Record<string, string> = {}) =>
-        app!.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'pay' }, headers });
-      expectError(await pay(), 401, 'JCT_UNAUTHORIZED');
-      expectError(await pay(bearer(tokens.sam)), 403, 'JCT_FORBIDDEN');
-      const context = async () =>
-        (
-          await app!.inject({ url: `/flux-api/context?contextId=${payroll}`, headers: bearer(tokens.fiona) })
-        ).json();
-      expect((await context()).currentState).to.equal('wait');
-      const ok = await pay(bearer(tokens.fiona));
-      expect(ok.json().transitions).to.deep.equal([{ contextId: payroll, state: 'paid' }]);
-      // An event no protected workflow listens to goes out to anyone.
-      const open = await app!.inject({
-        method: 'POST',
-        url: '/flux-api/event',
-        payload: { event: 'approve' },
-      });
-      expect(open.statusCode).to.equal(200);
-    });
   });
 
   it('judges execute and broadcasts by the workflow of the named package, not one of the same name', async () => {
@@ -99,13 +78,98 @@ states:
         payload: { fluxName: 'secure.Payroll' },
         headers,
       });
-    expect((await run('aaa')).statusCode).to.equal(200);
+    const opened = (await run('aaa')).json().contextId;
+    expect(opened).to.be.a('number');
     expectError(await run('orders'), 401, 'JCT_UNAUTHORIZED');
     expectError(await run('orders', bearer(tokens.sam)), 403, 'JCT_FORBIDDEN');
-    expect((await run('orders', bearer(tokens.fiona))).statusCode).to.equal(200);
+    const secured = (await run('orders', bearer(tokens.fiona))).json().contextId;
+    expect(secured).to.be.a('number');
+    // An anonymous broadcast reaches aaa's open context only, not orders' protected one.
     const pay = await app.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'pay' } });
-    expectError(pay, 401, 'JCT_UNAUTHORIZED');
-    expect(pay.json().message).to.contain('orders/secure.Payroll');
+    expect(pay.statusCode).to.equal(200);
+    expect(pay.json().transitions).to.deep.equal([{ contextId: opened, state: 'paid' }]);
+    const secure = await app.inject({
+      url: `/flux-api/context?contextId=${secured}`,
+      headers: bearer(tokens.fiona),
+    });
+    expect(secure.json().currentState).to.equal('wait');
+  });
+
+  describe('a broadcast event', () => {
+    // An open workflow waiting on `pay` beside orders' protected secure.Payroll, and a protected
+    // workflow that `pay` triggers.
+    const packages = {
+      aaa: {
+        'open/Till': `
+states:
+  - name: wait
+    transitions:
+      - { event: pay, to: paid }
+  - name: paid
+`,
+        'secure/OnPay': `
+triggers: [pay]
+access: { groups: [finance] }
+states:
+  - name: booked
+`,
+      },
+    };
+    let till: number;
+    let payroll: number;
+    beforeEach(async () => {
+      ({ app, tokens } = await fluxApp({ packages }));
+      const run = async (pkg: string, fluxName: string) =>
+        (
+          await app!.inject({
+            method: 'POST',
+            url: `/flux-api/${pkg}/execute`,
+            payload: { fluxName },
+            headers: bearer(tokens.fiona),
+          })
+        ).json().contextId as number;
+      till = await run('aaa', 'open.Till');
+      payroll = await run('orders', 'secure.Payroll');
+    });
+    const pay = (headers: Record<string, string> = {}) =>
+      app!.inject({ method: 'POST', url: '/flux-api/event', payload: { event: 'pay' }, headers });
+    const stateOf = async (id: number) =>
+      (await app!.inject({ url: `/flux-api/context?contextId=${id}`, headers: bearer(tokens.fiona) })).json()
+        .currentState;
+
+    it('from an anonymous caller moves the open context and leaves the protected one waiting', async () => {
+      const res = await pay();
+      expect(res.statusCode).to.equal(200);
+      expect(res.json().transitions).to.deep.equal([{ contextId: till, state: 'paid' }]);
+      expect(res.json().executions).to.deep.equal([]);
+      expect(await stateOf(till)).to.equal('paid');
+      expect(await stateOf(payroll)).to.equal('wait');
+    });
+
+    it('from a user outside the groups skips the protected workflows too', async () => {
+      const res = await pay(bearer(tokens.sam));
+      expect(res.statusCode).to.equal(200);
+      expect(res.json().transitions).to.deep.equal([{ contextId: till, state: 'paid' }]);
+      expect(res.json().executions).to.deep.equal([]);
+      expect(await stateOf(payroll)).to.equal('wait');
+    });
+
+    it('from a user of the right group moves both and starts the protected trigger', async () => {
+      const res = await pay(bearer(tokens.fiona));
+      expect(res.statusCode).to.equal(200);
+      expect(res.json().transitions).to.deep.equal([
+        { contextId: till, state: 'paid' },
+        { contextId: payroll, state: 'paid' },
+      ]);
+      expect(res.json().executions).to.have.length(1);
+      expect(res.json().executions[0].state).to.equal('booked');
+      expect(await stateOf(payroll)).to.equal('paid');
+    });
+
+    it('still answers an invalid token with 401', async () => {
+      expectError(await pay(bearer('forged')), 401, 'JCT_AUTH_INVALID_TOKEN');
+      expect(await stateOf(till)).to.equal('wait');
+    });
   });
 
   it('answers an invalid token with 401 even where no token is needed', async () => {

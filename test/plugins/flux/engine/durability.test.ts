@@ -178,6 +178,40 @@ describe('flux engine: durability and recovery', () => {
     await second.engine.stop();
   });
 
+  it('a failed write of an event leaves the context as stored for the next event', async () => {
+    const storage = createMemoryStorage();
+    const contexts = (await storage.open(), storage.store('flux').store('contexts'));
+    let failWrites = 0;
+    const batch = contexts.batch.bind(contexts);
+    contexts.batch = async (ops, options) => {
+      if (failWrites > 0) {
+        failWrites--;
+        throw new Error('disk full');
+      }
+      return batch(ops, options);
+    };
+    const pingPong = `
+states:
+  - name: ping
+    transitions:
+      - { event: next, to: pong }
+  - name: pong
+    transitions:
+      - { event: next, to: ping }
+`;
+    const h = await harness({ storage, packages: { app: flux('PingPong', pingPong) } });
+    const { contextId } = await h.engine.execute({ packageName: 'app', fluxName: 'PingPong' });
+    failWrites = 1;
+    const err = await h.engine.sendEvent({ event: 'next', contextId }).catch((e: Error) => e);
+    expect((err as Error).message).to.equal('disk full');
+    // The change that was not written is not what the next event works on.
+    const moved = await h.engine.sendEvent({ event: 'next', contextId });
+    expect(moved.transitions).to.deep.equal([{ contextId, state: 'pong' }]);
+    const ctx = (await h.engine.getContext(contextId))!;
+    expect(ctx.executionHistory.map((e) => e.stateName)).to.deep.equal(['ping', 'pong']);
+    await h.engine.stop();
+  });
+
   it('refuses changes until started (the id counter is not loaded yet)', async () => {
     const h = await harness({ start: false, packages: { app: flux('Flow', 'states:\n  - name: a\n') } });
     const code = await h.engine.execute({ packageName: 'app', fluxName: 'Flow' }).catch((e: any) => e.code);

@@ -273,9 +273,13 @@ describe('flux engine: execution', () => {
       'rejected',
       'failedNotice',
     ]);
-    expect(await h.engine.accessOf({ fluxName: 'approval.OrderApproval' })).to.equal(undefined);
+    const ref = { packageName: 'orders', fluxName: 'approval.OrderApproval' };
+    expect(h.engine.findWorkflow('approval.OrderApproval')).to.deep.equal(ref);
+    expect(await h.engine.accessOf(ref)).to.equal(undefined);
     const e = await h.engine.getDefinition({ fluxName: 'nope' }).catch((err: any) => err.code);
     expect(e).to.equal('JCT_FLUX_WORKFLOW_NOT_FOUND');
+    const p = await h.engine.accessOf({ packageName: 'nope', fluxName: 'x' }).catch((err: any) => err.code);
+    expect(p).to.equal('JCT_FLUX_PACKAGE_NOT_FOUND');
   });
 
   it('emits transitions on app.events after they are written, and counts them in metrics', async () => {

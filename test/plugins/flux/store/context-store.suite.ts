@@ -102,6 +102,37 @@ export function contextStoreSuite(name: string, factory: StoreFactory): void {
       expect(await collect(store.ids('status', 'DONE'))).to.deep.equal([id]);
     });
 
+    it('writes only the index keys that change, and hands out the last saved record to work on', async () => {
+      const id = store.allocateId();
+      const first = await store.save(record(id), undefined);
+      const ops = store.ops({ ...first.record, currentState: 'b' }, first).ops;
+      // The record, and the current state's key moved: nothing else is rewritten.
+      expect(ops.map((op) => `${op.type} ${op.key}`)).to.deep.equal([
+        `put ${idKey(id)}`,
+        `del state/a/${idKey(id)}`,
+        `put state/b/${idKey(id)}`,
+      ]);
+      // Saved: the next work gets that very record without a read; checked out, it is no longer cached.
+      const out = await store.checkOut(id);
+      expect(out!.record).to.equal(first.record);
+      const again = await store.checkOut(id);
+      expect(again!.record).to.not.equal(first.record);
+      expect(again!.record).to.deep.equal(first.record);
+      // A record changed and forgotten (its work failed) is read back as stored.
+      again!.record.currentState = 'changed but not saved';
+      store.forget(id);
+      expect((await store.checkOut(id))!.record.currentState).to.equal('a');
+    });
+
+    it('keeps at most its cache size of records', async () => {
+      const small = new ContextStore(storage.store('flux2'), 2);
+      await small.open();
+      const saved = [];
+      for (let i = 0; i < 3; i++) saved.push(await small.save(record(small.allocateId()), undefined));
+      expect((await small.checkOut(saved[0]!.record.id))!.record).to.not.equal(saved[0]!.record);
+      expect((await small.checkOut(saved[2]!.record.id))!.record).to.equal(saved[2]!.record);
+    });
+
     it('scans an index newest first or oldest first, and deadlines by time range', async () => {
       for (let i = 0; i < 12; i++) {
         const id = store.allocateId();

@@ -130,3 +130,32 @@ describe('flux timers: the wheel over long jumps', () => {
     expect(wheel.advance(year).map((e) => e.id)).to.deep.equal([1]);
   });
 });
+
+describe('flux timers: the scheduler fires at the deadline', () => {
+  it('fires each timer within its 1 ms tick, in deadline order, however they were scheduled', async () => {
+    const clock = new FakeClock(1_000);
+    const source = { async *deadlines(): AsyncIterable<[number, number]> {} };
+    const fired: { id: number; at: number }[] = [];
+    const scheduler = new TimerScheduler(clock, source, (id) => fired.push({ id, at: clock.now() }), {
+      horizonMs: 60_000,
+    });
+    await scheduler.start();
+    // A later one first (arms the wake-up), then later ones (keep it), then earlier ones (re-arm).
+    const deadlines: [number, number][] = [
+      [1, 1_500],
+      [2, 1_900],
+      [3, 1_500],
+      [4, 1_200],
+      [5, 1_007],
+      [6, 1_003],
+    ];
+    for (const [id, at] of deadlines) scheduler.schedule(id, at);
+    for (let t = 0; t < 1_000; t++) await clock.advance(1);
+    expect(fired.map((f) => f.id)).to.deep.equal([6, 5, 4, 1, 3, 2]);
+    for (const f of fired) {
+      const deadline = deadlines.find(([id]) => id === f.id)![1];
+      expect(f.at - deadline, `timer ${f.id}`).to.be.within(0, 1);
+    }
+    scheduler.stop();
+  });
+});
