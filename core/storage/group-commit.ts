@@ -1,9 +1,17 @@
-import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
+import type { AbstractChainedBatchWriteOptions, AbstractLevel } from 'abstract-level';
 
-type LevelOp = AbstractBatchOperation<AbstractLevel<string, string, unknown>, string, unknown>;
+/**
+ * An op already in LevelDB's terms: the key with its store's prefix, the value JSON-encoded
+ * (`undefined` for a delete). Encoding up front keeps the commit loop free of abstract-level's
+ * per-op sublevel and encoding work, which dominated the write path.
+ */
+export interface RawOp {
+  key: string;
+  value: string | undefined;
+}
 
 interface Waiter {
-  ops: LevelOp[];
+  ops: RawOp[];
   durable: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -26,11 +34,11 @@ export class GroupCommit {
   ops = 0;
 
   constructor(
-    private readonly db: AbstractLevel<string, string, unknown>,
+    private readonly db: AbstractLevel<string, string, string>,
     private readonly maxOpsPerBatch = 8192,
   ) {}
 
-  write(ops: LevelOp[], durable: boolean): Promise<void> {
+  write(ops: RawOp[], durable: boolean): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ ops, durable, resolve, reject });
@@ -49,13 +57,28 @@ export class GroupCommit {
     try {
       while (this.queue.length > 0) {
         const group = this.takeGroup();
-        const ops = group.flatMap((w) => w.ops);
         const sync = group.some((w) => w.durable);
+        let count = 0;
         try {
+          // A chained batch on the root database with the root's utf8 encodings: no per-op
+          // options, no sublevel lookups.
+          const batch = this.db.batch();
+          try {
+            for (const w of group) {
+              for (const op of w.ops) {
+                if (op.value === undefined) batch.del(op.key);
+                else batch.put(op.key, op.value);
+              }
+              count += w.ops.length;
+            }
+          } catch (err) {
+            await batch.close();
+            throw err;
+          }
           // `sync` is classic-level's option (fsync the log); memory-level ignores it.
-          await this.db.batch(ops, { sync } as AbstractBatchOptions<string, unknown>);
+          await batch.write({ sync } as AbstractChainedBatchWriteOptions);
           this.batches++;
-          this.ops += ops.length;
+          this.ops += count;
           for (const w of group) w.resolve();
         } catch (err) {
           for (const w of group) w.reject(err);

@@ -3,10 +3,12 @@ import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { StorageError } from '../errors.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type RawOp } from './group-commit.js';
 import type { BatchOp, Range, Storage, StorageStatus, Store, WriteOptions } from './types.js';
 
-type Root = AbstractLevel<string, string, unknown>;
+// The root database keeps utf8 keys and values (JSON text, encoded by `write`); each store is a
+// sublevel that decodes JSON on reads.
+type Root = AbstractLevel<string, string, string>;
 type Sub = AbstractSublevel<Root, string, string, unknown>;
 
 /**
@@ -79,7 +81,9 @@ export class LevelStorage implements Storage {
   /** @internal */
   write(ops: BatchOp[], self: LevelStore, options: WriteOptions | undefined): Promise<void> {
     if (this.state !== 'open') return Promise.reject(new StorageError(`storage is ${this.state}`));
-    const levelOps = ops.map((op) => {
+    const rawOps: RawOp[] = new Array(ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
       const target = op.store === undefined ? self : op.store;
       if (!(target instanceof LevelStore) || target.owner !== this) {
         throw new StorageError('a batch may only write to stores of the same storage');
@@ -88,22 +92,29 @@ export class LevelStorage implements Storage {
         throw new StorageError('a key must be a non-empty string');
       }
       if (op.type === 'put') {
-        if (op.value === undefined) throw new StorageError(`value of ${op.key} is undefined`);
-        return { type: 'put' as const, key: op.key, value: op.value, sublevel: target.sub };
+        const value = op.value === undefined ? undefined : JSON.stringify(op.value);
+        if (value === undefined) throw new StorageError(`value of ${op.key} is undefined`);
+        rawOps[i] = { key: target.prefix + op.key, value };
+      } else {
+        rawOps[i] = { key: target.prefix + op.key, value: undefined };
       }
-      return { type: 'del' as const, key: op.key, sublevel: target.sub };
-    });
-    return this.commit.write(levelOps as never, options?.durable ?? true);
+    }
+    return this.commit.write(rawOps, options?.durable ?? true);
   }
 }
 
 class LevelStore implements Store {
+  /** The sublevel's key prefix in the root database. */
+  readonly prefix: string;
+
   constructor(
     readonly owner: LevelStorage,
     readonly path: string,
     private readonly parts: string[],
     readonly sub: Sub,
-  ) {}
+  ) {
+    this.prefix = sub.prefix;
+  }
 
   get<T>(key: string): Promise<T | undefined> {
     return this.sub.get(key) as Promise<T | undefined>;
@@ -154,13 +165,10 @@ function levelRange(range: Range): Record<string, unknown> {
 /** LevelDB on disk under `dir` (created if missing). */
 export function createLevelStorage(dir: string): LevelStorage {
   mkdirSync(dir, { recursive: true });
-  return new LevelStorage(
-    'leveldb',
-    new ClassicLevel<string, unknown>(dir, { valueEncoding: 'json' }) as never,
-  );
+  return new LevelStorage('leveldb', new ClassicLevel<string, string>(dir) as never);
 }
 
 /** An in-memory storage with the same behaviour, for tests. */
 export function createMemoryStorage(): LevelStorage {
-  return new LevelStorage('memory', new MemoryLevel<string, unknown>({ valueEncoding: 'json' }) as never);
+  return new LevelStorage('memory', new MemoryLevel<string, string>() as never);
 }
