@@ -3,7 +3,7 @@ import { FakeClock } from '../../../../core/clock.js';
 import { join } from 'node:path';
 import { createLevelStorage, createMemoryStorage } from '../../../../core/storage/level-storage.js';
 import { tempDir } from '../../../helpers.js';
-import { FakeServices, flux, harness } from './harness.js';
+import { FakeServices, flux, harness, PING_PONG } from './harness.js';
 
 const FLOW = `
 states:
@@ -190,16 +190,7 @@ describe('flux engine: durability and recovery', () => {
       }
       return batch(ops, options);
     };
-    const pingPong = `
-states:
-  - name: ping
-    transitions:
-      - { event: next, to: pong }
-  - name: pong
-    transitions:
-      - { event: next, to: ping }
-`;
-    const h = await harness({ storage, packages: { app: flux('PingPong', pingPong) } });
+    const h = await harness({ storage, packages: { app: flux('PingPong', PING_PONG) } });
     const { contextId } = await h.engine.execute({ packageName: 'app', fluxName: 'PingPong' });
     failWrites = 1;
     const err = await h.engine.sendEvent({ event: 'next', contextId }).catch((e: Error) => e);

@@ -152,3 +152,14 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
 export function flux(path: string, yaml: string): Record<string, string> {
   return { [`flux/${path}.flux.yaml`]: yaml };
 }
+
+/** A workflow that waits for events forever: every `next` is one transition. */
+export const PING_PONG = `
+states:
+  - name: ping
+    transitions:
+      - { event: next, to: pong }
+  - name: pong
+    transitions:
+      - { event: next, to: ping }
+`;

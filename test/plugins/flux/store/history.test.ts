@@ -1,17 +1,7 @@
 import { expect } from 'chai';
 import { HISTORY_CHUNK } from '../../../../plugins/flux/store/history.js';
 import { HISTORY_KEPT } from '../../../../plugins/flux/store/record.js';
-import { flux, harness, type Harness } from '../engine/harness.js';
-
-const PING_PONG = `
-states:
-  - name: ping
-    transitions:
-      - { event: next, to: pong }
-  - name: pong
-    transitions:
-      - { event: next, to: ping }
-`;
+import { flux, harness, PING_PONG, type Harness } from '../engine/harness.js';
 
 describe('flux store: long-lived contexts (sealed history chunks, no sandbox for plain transitions)', () => {
   let h: Harness;
